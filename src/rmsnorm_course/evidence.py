@@ -1,0 +1,320 @@
+"""The checked evidence: every number the chapter and the report show, computed in one place.
+
+The worked example is x = [3, 4], g = [1.5, 0.5], eps = 1e-5. Everything else
+(scale cards, history table, gradients, boundaries) is built around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import errors
+from .baselines import batch_norm_train, layer_norm
+from .gradcheck import GradientCheckReport, gradient_check
+from .layer import RMSNorm
+from .parameters import NamedParameter, ParameterGroups, adamw_parameter_groups
+from .rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
+
+INPUT = (3.0, 4.0)
+GAIN = (1.5, 0.5)
+EPS = 1e-5
+IDEAL_EPS = 0.0
+TINY_INPUT = (0.0003, 0.0004)
+SCALE_FACTOR = 10.0
+UPSTREAM = (1.0, -2.0)
+STEP = 1e-6
+TOLERANCE = 2e-6
+GAIN_NAME = "decoder.block.0.attention_norm.gain"
+BATCH = ((3.0, 4.0), (0.0, 5.0))
+ZERO_ROW = (0.0, 0.0)
+ANCHOR = (1.0, 3.0)
+COMPANION = (5.0, 7.0)
+
+
+@dataclass(frozen=True)
+class Primary:
+    """The worked example's forward stages and its reverse pass for one upstream gradient."""
+
+    x: np.ndarray
+    gain: np.ndarray
+    eps: float
+    forward: RMSNormForward
+    upstream: np.ndarray
+    grad_x: np.ndarray
+    grad_gain: np.ndarray
+
+    def same_bits(self, other: Primary) -> bool:
+        mine, theirs = self._arrays(), other._arrays()
+        return all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(mine, theirs))
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        f = self.forward
+        return (f.mean_square, f.inverse_rms, f.normalized, f.output, self.grad_x, self.grad_gain)
+
+
+def primary(x=INPUT, gain=GAIN, eps=EPS, upstream=UPSTREAM) -> Primary:
+    grad_x, grad_gain = rms_norm_backward(x, gain, eps, upstream)
+    return Primary(
+        x=np.array(x, dtype=np.float64),
+        gain=np.array(gain, dtype=np.float64),
+        eps=eps,
+        forward=rms_norm_forward(x, gain, eps),
+        upstream=np.array(upstream, dtype=np.float64),
+        grad_x=grad_x,
+        grad_gain=grad_gain,
+    )
+
+
+@dataclass(frozen=True)
+class ScaleCard:
+    """x-hat of x and of a*x (before the gain): equal in the eps = 0 ideal, not always otherwise."""
+
+    label: str
+    x: np.ndarray
+    eps: float
+    factor: float
+    original: np.ndarray
+    scaled: np.ndarray
+
+    @property
+    def max_difference(self) -> float:
+        return float(np.max(np.abs(self.scaled - self.original)))
+
+
+def scale_card(label: str, x=INPUT, eps: float = EPS, factor: float = SCALE_FACTOR) -> ScaleCard:
+    x = np.array(x, dtype=np.float64)
+    return ScaleCard(
+        label=label,
+        x=x,
+        eps=eps,
+        factor=factor,
+        original=rms_norm_forward(x, None, eps).normalized,
+        scaled=rms_norm_forward(factor * x, None, eps).normalized,
+    )
+
+
+def scale_cards() -> tuple[ScaleCard, ScaleCard, ScaleCard]:
+    """The seed's three cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
+    return (
+        scale_card("ideal", INPUT, IDEAL_EPS),
+        scale_card("production", INPUT, EPS),
+        scale_card("near-zero", TINY_INPUT, EPS),
+    )
+
+
+@dataclass(frozen=True)
+class History:
+    """Anchor [1, 3] normalized three ways, with two different batch companions."""
+
+    batch_with_companion: np.ndarray
+    batch_with_itself: np.ndarray
+    layer_norm_with_companion: np.ndarray
+    layer_norm_with_itself: np.ndarray
+    rms_norm_with_companion: np.ndarray
+    rms_norm_with_itself: np.ndarray
+
+    @property
+    def rms_mean(self) -> float:
+        return float(np.mean(self.rms_norm_with_companion))
+
+
+def history() -> History:
+    pairs = {"companion": np.array([ANCHOR, COMPANION]), "itself": np.array([ANCHOR, ANCHOR])}
+    # Row 0 of each normalized pair is the anchor's output.
+    return History(
+        batch_with_companion=batch_norm_train(pairs["companion"], EPS)[0],
+        batch_with_itself=batch_norm_train(pairs["itself"], EPS)[0],
+        layer_norm_with_companion=layer_norm(pairs["companion"], EPS)[0],
+        layer_norm_with_itself=layer_norm(pairs["itself"], EPS)[0],
+        rms_norm_with_companion=rms_norm(pairs["companion"], None, IDEAL_EPS)[0],
+        rms_norm_with_itself=rms_norm(pairs["itself"], None, IDEAL_EPS)[0],
+    )
+
+
+def dot_output_loss(upstream, gain=GAIN, x=INPUT, eps=EPS) -> tuple[Callable, Callable]:
+    """The scalar losses sum(upstream * y) as a function of x, and of the gain."""
+    upstream = np.asarray(upstream, dtype=np.float64)
+
+    def of_input(probe: np.ndarray) -> float:
+        return float(np.sum(upstream * rms_norm(probe, gain, eps)))
+
+    def of_gain(probe: np.ndarray) -> float:
+        return float(np.sum(upstream * rms_norm(x, probe, eps)))
+
+    return of_input, of_gain
+
+
+def gradient_checks(
+    p: Primary, step: float = STEP, tolerance: float = TOLERANCE
+) -> tuple[GradientCheckReport, GradientCheckReport]:
+    """Central differences on every input and every gain coordinate of the worked example."""
+    of_input, of_gain = dot_output_loss(p.upstream, p.gain, p.x, p.eps)
+    return (
+        gradient_check(of_input, p.x, p.grad_x, step, tolerance),
+        gradient_check(of_gain, p.gain, p.grad_gain, step, tolerance),
+    )
+
+
+@dataclass(frozen=True)
+class BoundaryCase:
+    """A request RMSNorm must refuse, and the error that names its boundary."""
+
+    label: str
+    request: str
+    expected: type[errors.RMSNormError]
+    attempt: Callable[[], object]
+
+    def run(self) -> Rejection:
+        try:
+            self.attempt()
+        except errors.RMSNormError as error:
+            return Rejection(self, type(error), str(error))
+        return Rejection(self, None, "accepted")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    case: BoundaryCase
+    raised: type[errors.RMSNormError] | None
+    message: str
+
+    @property
+    def as_expected(self) -> bool:
+        return self.raised is self.case.expected
+
+
+def _groups(*names: str, no_decay=None) -> ParameterGroups:
+    return adamw_parameter_groups([NamedParameter(name, [1.0]) for name in names], no_decay)
+
+
+BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
+    BoundaryCase("rank-zero", "a scalar input 3.0", errors.InputRankZero, lambda: rms_norm(3.0)),
+    BoundaryCase(
+        "width-mismatch",
+        "a width-3 input with a width-2 gain",
+        errors.WidthMismatch,
+        lambda: rms_norm([1.0, 2.0, 3.0], GAIN),
+    ),
+    BoundaryCase(
+        "zero-energy-epsilon-zero",
+        "eps = 0 with an all-zero row 1",
+        errors.ZeroEnergyRow,
+        lambda: rms_norm([INPUT, ZERO_ROW], GAIN, 0.0),
+    ),
+    BoundaryCase("negative-epsilon", "eps = -1e-5", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, -EPS)),
+    BoundaryCase("nan-epsilon", "eps = NaN", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("nan"))),
+    BoundaryCase(
+        "infinite-epsilon", "eps = infinity", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("inf"))
+    ),
+    BoundaryCase(
+        "empty-feature-width", "an input of shape (2, 0)", errors.EmptyFeatureWidth, lambda: rms_norm(np.zeros((2, 0)))
+    ),
+    BoundaryCase("empty-layer", "a layer of width 0", errors.EmptyFeatureWidth, lambda: RMSNorm(0)),
+    BoundaryCase("gain-rank", "a gain of shape (1, 2)", errors.GainShapeError, lambda: rms_norm(INPUT, [GAIN])),
+    BoundaryCase(
+        "non-finite-input",
+        "NaN in row 1 of the input",
+        errors.NonFiniteValue,
+        lambda: rms_norm([INPUT, (float("nan"), 1.0)], GAIN),
+    ),
+    BoundaryCase(
+        "non-finite-gain",
+        "an infinite gain coordinate",
+        errors.NonFiniteValue,
+        lambda: rms_norm(INPUT, (1.5, float("inf"))),
+    ),
+    BoundaryCase("complex-input", "a complex input", errors.UnsupportedDtype, lambda: rms_norm(np.array(INPUT) + 1j)),
+    BoundaryCase("string-input", "an input of strings", errors.UnsupportedDtype, lambda: rms_norm(["3", "4"])),
+    BoundaryCase(
+        "upstream-shape",
+        "an upstream gradient of shape (3,) for input shape (2,)",
+        errors.GradientShapeError,
+        lambda: rms_norm_backward(INPUT, GAIN, EPS, (1.0, -2.0, 0.0)),
+    ),
+    BoundaryCase(
+        "repeated-parameter",
+        "the same parameter name twice",
+        errors.ParameterNameError,
+        lambda: _groups(GAIN_NAME, GAIN_NAME),
+    ),
+    BoundaryCase(
+        "unknown-no-decay",
+        "a no-decay name that is not a parameter",
+        errors.ParameterNameError,
+        lambda: _groups(GAIN_NAME, no_decay=["decoder.block.0.ffn_norm.gain"]),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything the report prints, and the checks that decide its exit status."""
+
+    primary: Primary
+    replay_bitwise: bool
+    scale_cards: tuple[ScaleCard, ...]
+    normalized_mean_square: float
+    predicted_normalized_mean_square: float
+    zero_output: np.ndarray
+    batch_output: np.ndarray
+    empty_batch_output: np.ndarray
+    history: History
+    input_check: GradientCheckReport
+    gain_check: GradientCheckReport
+    groups: ParameterGroups
+    rejections: tuple[Rejection, ...]
+
+    def checks(self) -> list[tuple[str, bool]]:
+        """Named pass/fail verdicts; the report exits non-zero if any fails."""
+        ideal, production, near_zero = self.scale_cards
+        return [
+            ("gradient check on the input", self.input_check.passed),
+            ("gradient check on the gain", self.gain_check.passed),
+            ("bitwise replay", self.replay_bitwise),
+            (
+                "mean(x-hat^2) equals ms / (ms + eps)",
+                abs(self.normalized_mean_square - self.predicted_normalized_mean_square) <= 1e-12,
+            ),
+            ("eps = 0 ideal is scale invariant", ideal.max_difference <= 1e-15),
+            ("ordinary input barely moves with eps > 0", production.max_difference < 1e-6),
+            ("eps-dominated input moves visibly", near_zero.max_difference > 0.1),
+            ("all-zero row maps to finite zeros", bool(np.all(self.zero_output == 0))),
+            (
+                "rows are independent",
+                np.array_equal(self.batch_output[0], self.primary.forward.output)
+                and np.array_equal(self.batch_output[1], rms_norm(BATCH[1], GAIN, EPS)),
+            ),
+            ("zero-sized batch keeps its shape", self.empty_batch_output.shape == (0, len(INPUT))),
+            ("gain is in the no-decay group", self.groups.no_decay == (GAIN_NAME,) and not self.groups.decay),
+            *((f"rejects {r.case.label}", r.as_expected) for r in self.rejections),
+        ]
+
+    @property
+    def passed(self) -> bool:
+        return all(ok for _, ok in self.checks())
+
+
+def collect() -> Evidence:
+    """Run the worked example and every boundary; nothing here is typed in by hand."""
+    first, replay = primary(), primary()
+    input_check, gain_check = gradient_checks(first)
+    f = first.forward
+    layer = RMSNorm(len(INPUT), EPS, GAIN_NAME)
+    return Evidence(
+        primary=first,
+        replay_bitwise=first.same_bits(replay),
+        scale_cards=scale_cards(),
+        normalized_mean_square=float(np.mean(np.square(f.normalized))),
+        predicted_normalized_mean_square=float(f.mean_square[0] / (f.mean_square[0] + first.eps)),
+        zero_output=rms_norm(ZERO_ROW, GAIN, EPS),
+        batch_output=rms_norm(BATCH, GAIN, EPS),
+        empty_batch_output=rms_norm(np.zeros((0, len(INPUT))), GAIN, EPS),
+        history=history(),
+        input_check=input_check,
+        gain_check=gain_check,
+        groups=adamw_parameter_groups(layer.parameters()),
+        rejections=tuple(case.run() for case in BOUNDARY_CASES),
+    )

@@ -1,0 +1,53 @@
+"""The RMSNorm layer: one named rank-one gain, no bias, normalization over the last axis."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import EmptyFeatureWidth
+from .parameters import NamedParameter
+from .rmsnorm import DEFAULT_EPS, RMSNormForward, check_eps, check_gain, rms_norm_backward, rms_norm_forward
+
+
+class RMSNorm:
+    """A layer that owns its gain (initialised to ones) and its eps.
+
+    >>> layer = RMSNorm(2, name="decoder.block.0.attention_norm.gain")
+    >>> layer([3.0, 4.0]).round(6).tolist()
+    [0.848528, 1.13137]
+    """
+
+    def __init__(self, width: int, eps: float = DEFAULT_EPS, name: str = "gain"):
+        if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
+            raise EmptyFeatureWidth(f"layer width is {width!r}; expected a whole number of features >= 1")
+        self.eps = check_eps(eps)
+        self.gain = NamedParameter(name, np.ones(int(width)))
+
+    @classmethod
+    def from_gain(cls, gain: npt.ArrayLike, eps: float = DEFAULT_EPS, name: str = "gain") -> RMSNorm:
+        """Build a layer around an existing rank-one gain (copied, so the caller's array stays theirs)."""
+        values = check_gain(gain)
+        layer = cls(values.shape[0], eps, name)
+        layer.gain.value[:] = values
+        return layer
+
+    @property
+    def width(self) -> int:
+        return self.gain.value.shape[0]
+
+    def parameters(self) -> tuple[NamedParameter, ...]:
+        return (self.gain,)
+
+    def forward(self, x: npt.ArrayLike) -> RMSNormForward:
+        return rms_norm_forward(x, self.gain.value, self.eps)
+
+    def __call__(self, x: npt.ArrayLike) -> np.ndarray:
+        return self.forward(x).output
+
+    def backward(self, x: npt.ArrayLike, grad_output: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """``(grad_x, grad_gain)`` for this layer at input ``x``."""
+        return rms_norm_backward(x, self.gain.value, self.eps, grad_output)
+
+    def __repr__(self) -> str:
+        return f"RMSNorm(width={self.width}, eps={self.eps}, name={self.gain.name!r})"

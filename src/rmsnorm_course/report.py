@@ -1,0 +1,117 @@
+"""The evidence report as plain text: every value with six decimals, then the verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .evidence import ANCHOR, BATCH, COMPANION, GAIN_NAME, Evidence
+
+
+def fmt(values: Iterable[float] | float | np.ndarray) -> str:
+    """Six decimals, as the chapter prints them: ``[0.848528, 1.131370]``."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim == 0:
+        return f"{float(array):.6f}"
+    return "[" + ", ".join(fmt(v) for v in array) + "]"
+
+
+def render(evidence: Evidence) -> str:
+    sections = [
+        _worked_example(evidence),
+        _scale(evidence),
+        _rows(evidence),
+        _history(evidence),
+        _reverse(evidence),
+        _rejections(evidence),
+        _verdicts(evidence),
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def _worked_example(e: Evidence) -> str:
+    p, f = e.primary, e.primary.forward
+    return "\n".join(
+        [
+            "RMSNorm checked evidence",
+            "========================",
+            "",
+            f"Worked example: x = {fmt(p.x)}, g = {fmt(p.gain)}, eps = {p.eps:g}",
+            f"  mean square           {fmt(f.mean_square)}",
+            f"  reciprocal RMS        {fmt(f.inverse_rms)}",
+            f"  RMS-rescaled x-hat    {fmt(f.normalized)}",
+            f"  output g * x-hat      {fmt(f.output)}",
+            f"  mean(x-hat^2)         {fmt(e.normalized_mean_square)}"
+            f"   (ms / (ms + eps) = {fmt(e.predicted_normalized_mean_square)})",
+        ]
+    )
+
+
+def _scale(e: Evidence) -> str:
+    lines = [f"Scale invariance: x-hat before the gain, input multiplied by a = {e.scale_cards[0].factor:g}"]
+    for card in e.scale_cards:
+        lines.append(
+            f"  {card.label:<11} x = {fmt(card.x)}, eps = {card.eps:g}: "
+            f"{fmt(card.original)} -> {fmt(card.scaled)}, max difference {card.max_difference:.6g}"
+        )
+    return "\n".join(lines)
+
+
+def _rows(e: Evidence) -> str:
+    batch = ", ".join(f"row {i} {fmt(row)}" for i, row in enumerate(e.batch_output))
+    return "\n".join(
+        [
+            "Rows",
+            f"  all-zero row, eps = {e.primary.eps:g}: {fmt(e.zero_output)}",
+            f"  batch {np.asarray(BATCH).tolist()}: {batch}",
+            f"  zero-sized batch: output shape {e.empty_batch_output.shape}",
+        ]
+    )
+
+
+def _history(e: Evidence) -> str:
+    h = e.history
+    return "\n".join(
+        [
+            f"History: anchor {list(ANCHOR)} with companion {list(COMPANION)} | with itself",
+            f"  BatchNorm           {fmt(h.batch_with_companion)} | {fmt(h.batch_with_itself)}",
+            f"  LayerNorm           {fmt(h.layer_norm_with_companion)} | {fmt(h.layer_norm_with_itself)}",
+            f"  RMSNorm (eps = 0)   {fmt(h.rms_norm_with_companion)} | {fmt(h.rms_norm_with_itself)}",
+            f"  RMSNorm output mean {fmt(h.rms_mean)}",
+        ]
+    )
+
+
+def _reverse(e: Evidence) -> str:
+    p = e.primary
+    checks = f"{sum(c.passed for c in e.input_check.checks)}/{len(e.input_check.checks)} input"
+    checks += f", {sum(c.passed for c in e.gain_check.checks)}/{len(e.gain_check.checks)} gain coordinates"
+    verdict = "pass" if e.input_check.passed and e.gain_check.passed else "FAIL"
+    return "\n".join(
+        [
+            f"Reverse pass: upstream {fmt(p.upstream)}",
+            f"  grad_x              {fmt(p.grad_x)}",
+            f"  grad_gain           {fmt(p.grad_gain)}",
+            f"  central differences (step {e.input_check.step:g}, tolerance {e.input_check.tolerance:g}): "
+            f"{checks}: {verdict}",
+            f"  replay: {'bitwise identical' if e.replay_bitwise else 'DIFFERS'}",
+            f"  optimizer policy: {GAIN_NAME} -> {'no-decay' if GAIN_NAME in e.groups.no_decay else 'decay'}",
+        ]
+    )
+
+
+def _rejections(e: Evidence) -> str:
+    lines = ["Rejected requests"]
+    for r in e.rejections:
+        raised = r.raised.__name__ if r.raised else "nothing raised"
+        lines.append(f"  {r.case.label} ({r.case.request}): {raised}: {r.message}")
+    return "\n".join(lines)
+
+
+def _verdicts(e: Evidence) -> str:
+    checks = e.checks()
+    lines = ["Checks"] + [f"  [{'pass' if ok else 'FAIL'}] {name}" for name, ok in checks]
+    failed = sum(not ok for _, ok in checks)
+    lines.append(f"{len(checks) - failed} of {len(checks)} checks passed.")
+    return "\n".join(lines)

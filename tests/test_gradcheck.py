@@ -1,0 +1,47 @@
+"""Central differences against functions whose gradients are known by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course.errors import GradientCheckError
+from rmsnorm_course.gradcheck import gradient_check, numeric_gradient
+
+
+def cubic(x):
+    return float(np.sum(x**3))
+
+
+def test_numeric_gradient_of_a_cubic():
+    x = np.array([[1.0, -2.0], [0.5, 3.0]])
+    np.testing.assert_allclose(numeric_gradient(cubic, x, 1e-5), 3 * x**2, rtol=1e-8)
+
+
+def test_a_right_gradient_passes_and_a_wrong_one_fails_on_its_coordinate():
+    x = np.array([1.0, -2.0, 0.5])
+    good = gradient_check(cubic, x, 3 * x**2)
+    assert good.passed and len(good.checks) == 3 and good.worst_error < 1e-6
+    wrong = 3 * x**2
+    wrong[1] += 1e-3
+    bad = gradient_check(cubic, x, wrong)
+    assert not bad.passed
+    assert [c.passed for c in bad.checks] == [True, False, True]
+    assert bad.checks[1].index == (1,) and bad.checks[1].error == pytest.approx(1e-3, rel=1e-3)
+
+
+def test_the_point_is_not_modified():
+    x = np.array([1.0, 2.0])
+    gradient_check(cubic, x, 3 * x**2)
+    assert x.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize(("step", "tolerance"), [(0.0, 1e-6), (-1.0, 1e-6), (float("nan"), 1e-6), (1e-6, 0.0)])
+def test_settings_must_be_positive(step, tolerance):
+    with pytest.raises(GradientCheckError, match="expected a finite number > 0"):
+        gradient_check(cubic, [1.0], [3.0], step, tolerance)
+
+
+def test_shapes_must_agree():
+    with pytest.raises(GradientCheckError, match="expected the same shape"):
+        gradient_check(cubic, [1.0, 2.0], [3.0])

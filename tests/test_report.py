@@ -1,0 +1,67 @@
+"""The evidence report: every seed value printed with six decimals, exit status from the checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rmsnorm_course import evidence, report
+from rmsnorm_course.__main__ import main
+
+SEED_LINES = [
+    "mean square           [12.500000]",
+    "reciprocal RMS        [0.282843]",
+    "RMS-rescaled x-hat    [0.848528, 1.131370]",
+    "output g * x-hat      [1.272792, 0.565685]",
+    "mean(x-hat^2)         0.999999",
+    "max difference 4.48023e-07",  # 4/sqrt(12.5) * (eps / 25) * 0.99
+    "[0.094281, 0.125708] -> [0.632456, 0.843274], max difference 0.717566",
+    "row 0 [1.272792, 0.565685], row 1 [0.000000, 0.707106]",
+    "all-zero row, eps = 1e-05: [0.000000, 0.000000]",
+    "BatchNorm           [-0.999999, -0.999999] | [0.000000, 0.000000]",
+    "LayerNorm           [-0.999995, 0.999995] | [-0.999995, 0.999995]",
+    "RMSNorm (eps = 0)   [0.447214, 1.341641] | [0.447214, 1.341641]",
+    "RMSNorm output mean 0.894427",
+    "grad_x              [0.407293, -0.305470]",
+    "grad_gain           [0.848528, -2.262741]",
+    "2/2 input, 2/2 gain coordinates: pass",
+    "replay: bitwise identical",
+    "decoder.block.0.attention_norm.gain -> no-decay",
+    "zero-sized batch: output shape (0, 2)",
+]
+
+
+@pytest.fixture(scope="module")
+def printed():
+    run = subprocess.run([sys.executable, "-m", "rmsnorm_course"], capture_output=True, text=True, check=False)
+    return run
+
+
+def test_module_run_exits_zero(printed):
+    assert printed.returncode == 0, printed.stderr
+
+
+@pytest.mark.parametrize("line", SEED_LINES)
+def test_report_prints_the_seed_value(printed, line):
+    assert line in printed.stdout
+
+
+def test_every_boundary_is_listed_with_its_message(printed):
+    for case in evidence.BOUNDARY_CASES:
+        assert f"{case.label} ({case.request}): {case.expected.__name__}: " in printed.stdout
+    assert "ZeroEnergyRow: eps is 0 but input row 1 is all zeros" in printed.stdout
+
+
+def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):
+    real = evidence.collect()
+    broken = evidence.Evidence(**{**real.__dict__, "replay_bitwise": False})
+    monkeypatch.setattr(evidence, "collect", lambda: broken)
+    assert main([]) == 1
+    assert "[FAIL] bitwise replay" in capsys.readouterr().out
+
+
+def test_fmt_six_decimals():
+    assert report.fmt([0.7071064980, -2.2627407]) == "[0.707106, -2.262741]"
+    assert report.fmt(12.5) == "12.500000"
