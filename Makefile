@@ -18,7 +18,8 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . -n -W --keep-going
 
-test: $(STAMP)
+# The book is built first: the tests read the built HTML, and a failed build fails the tests.
+test: book
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
 

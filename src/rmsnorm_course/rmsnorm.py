@@ -173,11 +173,9 @@ def output_dtype(dtype: np.dtype) -> np.dtype:
 
 def row_name(flat_index: int, batch_shape: tuple[int, ...]) -> str:
     """Name a row so a person can find it: ``row 3`` or ``row (1, 0)``."""
-    index = np.unravel_index(flat_index, batch_shape) if batch_shape else ()
-    index = tuple(int(i) for i in index)
-    if len(index) == 1:
-        return f"row {index[0]}"
-    return f"row {index}"
+    if len(batch_shape) <= 1:
+        return f"row {flat_index}"
+    return f"row {tuple(int(i) for i in np.unravel_index(flat_index, batch_shape))}"
 
 
 def _as_real_array(values: npt.ArrayLike, what: str) -> np.ndarray:
