@@ -16,15 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .errors import (
-    BroadcastShapeError,
-    LogDomainError,
-    SquareOverflow,
-    UpstreamGradientRequired,
-    UpstreamShapeError,
-    ZeroEnergyRow,
-)
-from .rmsnorm import _as_real_array, _validated, _validated_upstream, compute_dtype, output_dtype, row_name
+from . import errors
+from .rmsnorm import DEFAULT_EPS, _as_real_array, _validated, _validated_upstream, compute_dtype, output_dtype, row_name
 
 
 class Tensor:
@@ -49,7 +42,7 @@ class Tensor:
         try:
             np.broadcast_shapes(self.value.shape, other.value.shape)
         except ValueError:
-            raise BroadcastShapeError(
+            raise errors.BroadcastShapeError(
                 f"cannot apply {op} to shapes {self.value.shape} and {other.value.shape}; "
                 "expected shapes that broadcast (equal, or 1, axis by axis from the right)"
             ) from None
@@ -86,7 +79,7 @@ class Tensor:
     def log(self) -> Tensor:
         if not np.all(self.value > 0):
             bad = self.value[~(self.value > 0)].flat[0]
-            raise LogDomainError(f"log of {bad} (shape {self.value.shape}); expected every value > 0")
+            raise errors.LogDomainError(f"log of {bad} (shape {self.value.shape}); expected every value > 0")
         return Tensor(np.log(self.value), (self,), lambda g: (g / self.value,), "log")
 
     def exp(self) -> Tensor:
@@ -114,14 +107,14 @@ class Tensor:
         """
         if grad_output is None:
             if self.value.size != 1:
-                raise UpstreamGradientRequired(
+                raise errors.UpstreamGradientRequired(
                     f"backward() without grad_output needs a single-element output, but this one has shape "
                     f"{self.value.shape}; expected grad_output of shape {self.value.shape}"
                 )
             grad_output = np.ones_like(self.value)
         upstream = _as_real_array(grad_output, "grad_output")
         if upstream.shape != self.value.shape:
-            raise UpstreamShapeError(
+            raise errors.UpstreamShapeError(
                 f"grad_output has shape {upstream.shape}, but the output has shape {self.value.shape}; "
                 "expected the same shape"
             )
@@ -153,7 +146,7 @@ class TapeRMSNormForward:
     output: Tensor
 
 
-def tape_rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = 1e-5) -> TapeRMSNormForward:
+def tape_rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> TapeRMSNormForward:
     """RMSNorm from primitives: x*x -> mean (kept) -> + eps -> log -> * -0.5 -> exp -> * x -> * gain.
 
     The tape computes the formula as written, with none of the reference's
@@ -181,17 +174,16 @@ def tape_rms_norm_gradients(
 
 def _check_mean_square(mean_square: np.ndarray, eps: float) -> None:
     """Stop before the log where the squares overflowed, or underflowed to 0 with eps = 0."""
-    rows = mean_square.reshape(-1)
-    batch_shape = mean_square.shape[:-1]
+    rows, batch_shape = mean_square.reshape(-1), mean_square.shape[:-1]
     if not np.all(np.isfinite(rows)):
         row = row_name(int(np.argmin(np.isfinite(rows))), batch_shape)
-        raise SquareOverflow(
+        raise errors.SquareOverflow(
             f"input {row} has squares that overflow to infinity on the tape, which squares x as written; "
             "expected smaller magnitudes (rms_norm rescales such rows)"
         )
     if eps == 0 and not np.all(rows > 0):
         row = row_name(int(np.argmin(rows > 0)), batch_shape)
-        raise ZeroEnergyRow(
+        raise errors.ZeroEnergyRow(
             f"eps is 0 and input {row} has squares that underflow to a mean square of 0, so its RMS is 0 "
             "and x / RMS is undefined; expected eps > 0 or larger magnitudes"
         )
