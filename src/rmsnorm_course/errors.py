@@ -56,3 +56,23 @@ class ParameterNameError(RMSNormError):
 
 class GradientCheckError(RMSNormError):
     boundary = "gradient-check-settings"
+
+
+class BroadcastShapeError(RMSNormError):
+    boundary = "broadcast-shapes"
+
+
+class UpstreamGradientRequired(RMSNormError):
+    boundary = "upstream-required"
+
+
+class UpstreamShapeError(GradientShapeError):
+    boundary = "tape-upstream-shape"
+
+
+class LogDomainError(RMSNormError):
+    boundary = "log-domain"
+
+
+class SquareOverflow(RMSNormError):
+    boundary = "square-overflow"

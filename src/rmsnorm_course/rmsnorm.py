@@ -79,14 +79,7 @@ def rms_norm_backward(
     Both come back in the input's dtype.
     """
     x, gain, eps, out_dtype = _validated(x, gain, eps)
-    grad_output = _as_real_array(grad_output, "grad_output")
-    if grad_output.shape != x.shape:
-        raise GradientShapeError(
-            f"grad_output has shape {grad_output.shape}, but the input has shape {x.shape}; "
-            "expected the upstream gradient to have the input's complete shape"
-        )
-    _require_finite_rows(grad_output, "grad_output")
-    grad_output = grad_output.astype(x.dtype, copy=False)
+    grad_output = _validated_upstream(grad_output, x)
 
     _, inverse_rms, normalized = _normalize(x, eps)
     upstream_through_gain = grad_output * gain
@@ -214,6 +207,18 @@ def _require_finite_rows(array: np.ndarray, what: str) -> None:
     rows = finite.reshape(-1, array.shape[-1]).all(axis=-1)
     bad = int(np.argmin(rows))
     raise NonFiniteValue(f"{what} {row_name(bad, array.shape[:-1])} contains NaN or infinity; expected finite values")
+
+
+def _validated_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
+    """Check an upstream gradient against the validated input; return it in the input's dtype."""
+    grad_output = _as_real_array(grad_output, "grad_output")
+    if grad_output.shape != x.shape:
+        raise GradientShapeError(
+            f"grad_output has shape {grad_output.shape}, but the input has shape {x.shape}; "
+            "expected the upstream gradient to have the input's complete shape"
+        )
+    _require_finite_rows(grad_output, "grad_output")
+    return grad_output.astype(x.dtype, copy=False)
 
 
 def _validated(
