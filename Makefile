@@ -14,9 +14,16 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
+# Executed notebooks are cached by their code; when the package changes, their
+# outputs may too, so a change under src/ empties the cache.
+CACHE_STAMP := _build/.package-stamp
+$(CACHE_STAMP): $(wildcard src/rmsnorm_course/*.py)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
+
 # The build is a test too: warnings are errors, references are checked.
-book: $(STAMP)
-	$(BIN)/jupyter-book build . --path-output . -n -W --keep-going
+book: $(STAMP) $(CACHE_STAMP)
+	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
 
 # The book is built first: the tests read the built HTML, and a failed build fails the tests.
 test: book
