@@ -6,7 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lint report clean
+.PHONY: book test test-browser lint report clean
+BROWSER_STAMP := $(VENV)/.installed-browser
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +18,7 @@ $(STAMP): requirements.txt pyproject.toml
 # Executed notebooks are cached by their code; when the package changes, their
 # outputs may too, so a change under src/ empties the cache.
 CACHE_STAMP := _build/.package-stamp
-$(CACHE_STAMP): $(wildcard src/rmsnorm_course/*.py)
+$(CACHE_STAMP): $(wildcard src/rmsnorm_course/*.py src/rmsnorm_course/static/*)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
@@ -29,6 +30,14 @@ book: $(STAMP) $(CACHE_STAMP)
 test: book
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
+
+$(BROWSER_STAMP): requirements-browser.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-browser.txt
+	touch $(BROWSER_STAMP)
+
+# The built book in headless Chromium (Debian's package; no browser download).
+test-browser: book $(BROWSER_STAMP)
+	$(BIN)/python -m pytest browser_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -117,3 +117,19 @@ def test_implementation_page_shows_the_source_as_it_is(pages):
     start = source.index("def rms_norm_forward")
     first_lines = source[start : source.index('"""', start)].strip()
     assert " ".join(first_lines.split()) in " ".join(code.split())
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_no_page_loads_anything_from_another_host(pages, page):
+    soup = pages[page]
+    for tag, attribute in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src")):
+        for element in soup.find_all(tag):
+            target = element.get(attribute, "")
+            if tag == "link" and "stylesheet" not in element.get("rel", []) and "icon" not in element.get("rel", []):
+                continue
+            assert not target.startswith(("http://", "https://", "//")), f"{tag} {target}"
+    assert "THEBE_JS_URL" not in str(soup)
+
+
+def test_mathjax_is_served_from_the_book():
+    assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()

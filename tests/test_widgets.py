@@ -13,7 +13,7 @@ from rmsnorm_course.widgets import ScaleExplorer, readout_rows
 def test_default_readouts_show_the_worked_example():
     explorer = ScaleExplorer()
     assert fmt(rms_norm([3.0, 4.0], eps=1e-5)) in explorer.readouts.value
-    assert f"{np.max(np.abs(rms_norm([30.0, 40.0], eps=1e-5) - rms_norm([3.0, 4.0], eps=1e-5))):.6g}" in (
+    assert f"{np.max(np.abs(rms_norm([30.0, 40.0], eps=1e-5) - rms_norm([3.0, 4.0], eps=1e-5))):.7g}" in (
         explorer.readouts.value
     )
 
@@ -27,7 +27,7 @@ def test_moving_the_controls_updates_the_readouts():
     assert fmt(rms_norm(1000.0 * x, eps=1e-2)) in explorer.readouts.value
     assert fmt(rms_norm(x, eps=1e-2)) in explorer.readouts.value
     difference = np.max(np.abs(rms_norm(1000.0 * x, eps=1e-2) - rms_norm(x, eps=1e-2)))
-    assert f"{difference:.6g}" in explorer.readouts.value
+    assert f"{difference:.7g}" in explorer.readouts.value
 
 
 def test_eps_control_reaches_zero_and_scale_control_is_logarithmic():

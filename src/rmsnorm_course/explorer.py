@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .evidence import EPS, INPUT, TINY_INPUT
+from .report import fmt
 from .rmsnorm import rms_norm_forward
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
@@ -66,6 +67,18 @@ def explore(vector: str = DEFAULT_VECTOR, scale: float = DEFAULT_SCALE, eps: flo
         scaled_rms=float(np.sqrt(np.mean(np.square(scale * x)))),
         scaled_normalized_mean_square=float(np.mean(np.square(scaled.normalized))),
     )
+
+
+def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
+    """The numbers the explorer prints, as (label, text) pairs, in every front end."""
+    return [
+        ("scale a", f"{state.scale:.6g}"),
+        ("x-hat(x)", fmt(state.normalized)),
+        ("x-hat(a·x)", fmt(state.scaled_normalized)),
+        ("max |x-hat(a·x) - x-hat(x)|", f"{state.max_difference:.7g}"),
+        ("RMS of a·x", f"{state.scaled_rms:.6g}"),
+        ("mean of x-hat(a·x) squared", f"{state.scaled_normalized_mean_square:.6f}"),
+    ]
 
 
 def normalized_mean_square_curve(rms: np.ndarray, eps: float) -> np.ndarray:

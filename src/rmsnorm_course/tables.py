@@ -35,7 +35,7 @@ def history_table(history: History) -> Markdown:
 
 def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
     return markdown_table(
-        ["", "mean", "standard deviation", "RMS"],
+        ["values", "mean", "standard deviation", "RMS"],
         [[name, f"{s.mean:.6f}", f"{s.std:.6f}", f"{s.rms:.6f}"] for name, s in statistics.items()],
     )
 

@@ -8,12 +8,9 @@ includes 0, and a choice of input vector. Readouts and the figure come from
 from __future__ import annotations
 
 import html
-import io
 import math
 
 import ipywidgets as w
-from IPython.display import display
-from matplotlib.figure import Figure
 
 from .explorer import (
     DEFAULT_EPS,
@@ -25,27 +22,10 @@ from .explorer import (
     VECTORS,
     ExplorerState,
     explore,
+    readout_rows,
 )
 from .figures import explorer_figure
-from .report import fmt
-
-
-def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
-    """The numbers the explorer prints, as (label, text) pairs."""
-    return [
-        ("x-hat(x)", fmt(state.normalized)),
-        (f"x-hat(a·x), a = {state.scale:.4g}", fmt(state.scaled_normalized)),
-        ("max |x-hat(a·x) - x-hat(x)|", f"{state.max_difference:.6g}"),
-        ("RMS of a·x", f"{state.scaled_rms:.6g}"),
-        ("mean of x-hat(a·x) squared", f"{state.scaled_normalized_mean_square:.6f}"),
-    ]
-
-
-def png_bytes(fig: Figure) -> bytes:
-    """The figure as PNG, for an image widget that needs no plotting backend."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
+from .static_explorer import png_bytes, static_explorer_html
 
 
 def readout_html(state: ExplorerState) -> str:
@@ -91,5 +71,8 @@ class ScaleExplorer:
         self.readouts.value = readout_html(state)
         self.plot.value = png_bytes(explorer_figure(state))
 
-    def _ipython_display_(self) -> None:
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        """The live widget for Jupyter, and the kernel-free explorer for the HTML book."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = static_explorer_html(self.state)
+        return bundle
