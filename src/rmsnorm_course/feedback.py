@@ -68,15 +68,14 @@ class Verdict:
         mark, word, accent = _LOOK[self.outcome]
         answer = f" = <code>{html.escape(self.answer)}</code>" if self.answer is not None else ""
         options = "".join(f"<li>{html.escape(option)}</li>" for option in self.options)
+        listed = f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>'
         return (
             f'<div class="rmsnorm-verdict rmsnorm-verdict-{self.outcome.name.lower().replace("_", "-")}" '
             f'role="status" style="border-left: 0.35em solid {accent}; padding: 0.5em 0.9em; margin: 0.4em 0; '
             'background: #f6f8fa; color: #1f2328; border-radius: 0.2em;">'
             f'<strong><span aria-hidden="true">{mark}</span> {word}</strong>'
             f" · <code>{html.escape(self.exercise_id)}</code>{answer}"
-            f'<p style="margin: 0.3em 0 0 0;">{html.escape(self.message)}</p>'
-            + (f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>' if options else "")
-            + "</div>"
+            f'<p style="margin: 0.3em 0 0 0;">{html.escape(self.message)}</p>' + (listed if options else "") + "</div>"
         )
 
 
@@ -89,8 +88,8 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
     """Read ``raw`` as the exercise's kind of answer and compare it with the computed reference."""
     kind = exercise.kind
     if is_unanswered(raw):
-        options = _options(exercise)
-        return Verdict(exercise.id, Outcome.NOT_ANSWERED, f"{exercise.prompt} Answer with {kind.describe()}.", None, options)
+        question = f"{exercise.prompt} Answer with {kind.describe()}."
+        return Verdict(exercise.id, Outcome.NOT_ANSWERED, question, None, _options(exercise))
     try:
         given = kind.read(raw)
     except AnswerKindError as error:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import AnswerKindError
 
+
 def _described(raw: object) -> str:
     """Name what a person handed in, without judging it: ``the text 'twelve'``, ``a list of 3 values``."""
     if isinstance(raw, str):
