@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
 import pytest
+from leaks import expected_renderings
 
 from rmsnorm_course import RMSNormError, exercises
 from rmsnorm_course.errors import UnknownExercise
@@ -87,6 +89,19 @@ def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
     assert exercise.kind.options[exercise.solve().answer].startswith("it subtracts the feature mean and uses")
 
 
+def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):
+    """A block that normalized the residual stream after the addition would make option A right."""
+
+    class PostNormBlock(exercises.PreNormBlock):
+        def trace(self, x):
+            real = super().trace(x)
+            return dataclasses.replace(real, h=self.attention_norm(real.x + self.mixing(real.x)))
+
+    monkeypatch.setattr(exercises, "PreNormBlock", PostNormBlock)
+    exercise = EXERCISES["pre-norm-placement"]
+    assert exercise.kind.options[exercise.solve().answer].startswith("on the residual stream after the addition")
+
+
 @pytest.mark.parametrize(
     ("exercise_id", "evidence"),
     [
@@ -95,7 +110,7 @@ def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
         ("zero-row-zero-eps", ["raised ZeroEnergyRow", "row 0 is all zeros"]),
         ("centering-and-batch", ["0.894427", "[0.447214, 1.341641]", "[-0.999999, -0.999999]"]),
         ("no-decay-policy", ["no-decay group ['decoder.block.0.attention_norm.gain']", "[0.848528, -2.262741]"]),
-        ("pre-norm-placement", ["[3.000000, 4.000000]", "[1.272792, 0.565685]"]),
+        ("pre-norm-placement", ["[0.999999, 0.999998]", "[12.500000, 5.000000]"]),
         ("grad-x", ["[0.407293, -0.305470]", "2 of 2"]),
         ("mean-square", ["(3^2 + 4^2) / 2 = 12.5"]),
     ],
@@ -104,17 +119,6 @@ def test_explanations_quote_the_computed_evidence(exercise_id, evidence):
     explanation = EXERCISES[exercise_id].solve().explanation
     for fragment in evidence:
         assert fragment in explanation
-
-
-def expected_renderings(exercise):
-    """Every way the expected answer could leak into a hint."""
-    kind, answer = exercise.kind, exercise.solve().answer
-    if isinstance(kind, Choice):
-        return [kind.options[answer], f"{kind.letters[answer]})"]
-    if isinstance(kind, Shape):
-        return [str(tuple(answer)), str(list(answer))]
-    values = np.atleast_1d(answer)
-    return [f"{v:{spec}}" for v in values for spec in (".6f", ".5f", ".4f", ".3f", "g")]
 
 
 @pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import evidence
+from .block import PreNormBlock
 from .errors import RMSNormError, UnknownExercise
 from .kinds import Choice, Kind, Number, Shape, Vector
 from .layer import RMSNorm
@@ -306,19 +307,22 @@ PLACEMENT_OPTIONS = (
 
 
 def _pre_norm_placement() -> Solution:
-    h = np.asarray(X)
-
-    def silent_branch(v: np.ndarray) -> np.ndarray:
-        """A branch F switched off: what is left is what the identity path carries."""
-        return np.zeros_like(v)
-
-    pre_norm = h + silent_branch(rms_norm(h, G, EPS))
-    post_norm = rms_norm(h + silent_branch(h), G, EPS)
+    """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
+    block = PreNormBlock(len(X), seed=SHAPE_SEED)
+    x = np.array([X, evidence.ANCHOR])  # two positions of a sequence, width d = 2
+    trace = block.trace(x)
+    norm, branch = block.attention_norm, block.mixing
+    candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
+    matches = [index for index, h in enumerate(candidates) if np.array_equal(h, trace.h)]
+    if len(matches) != 1:
+        raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
     return Solution(
-        1,
-        f"In a pre-normalized block the branch F reads RMSNorm(h) and its result is added to h itself. "
-        f"With F switched off, h = {_nums(X)} passes through unchanged ({_vec(pre_norm)}), while a post-norm "
-        f"block would still rescale it to {_vec(post_norm)}. LLaMA normalizes the input of each sublayer this way.",
+        matches[0],
+        "In the package's PreNormBlock the attention branch reads rows with mean square "
+        f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
+        f"keeps its own scale (mean squares {fmt(np.mean(np.square(x), axis=-1))} in, "
+        f"{fmt(np.mean(np.square(trace.h), axis=-1))} after the branch is added), because the identity path "
+        "is never normalized. LLaMA normalizes the input of each sublayer the same way.",
     )
 
 
