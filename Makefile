@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lint report clean
+.PHONY: book test lint report grade clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ lint: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/python -m rmsnorm_course
+
+# Grade exercises/answers.toml, or another file: make grade ANSWERS=path/to/answers.toml
+grade: $(STAMP)
+	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
 
 clean:
 	rm -rf _build
