@@ -6,10 +6,12 @@ terminal output and its ``--junitxml`` report.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -90,10 +92,9 @@ def test_the_reference_answers_pass_every_test(tmp_path):
 
 
 def test_the_blank_template_fails_every_test_as_not_answered(tmp_path):
-    shipped = ROOT / "exercises" / "answers.toml"
-    before = shipped.read_bytes()
-    report = tmp_path / "report.xml"
-    run = grade(None, "-v", "--junitxml", str(report))
+    answers, report = tmp_path / "answers.toml", tmp_path / "report.xml"
+    answers.write_text(answers_file(), encoding="utf-8")
+    run = grade(answers, "-v", "--junitxml", str(report))
     assert run.returncode == 1
     assert last_line(run) == f"score: 0/{M}"
     assert run.stdout.count(" NOT ANSWERED") >= M
@@ -102,31 +103,29 @@ def test_the_blank_template_fails_every_test_as_not_answered(tmp_path):
     for exercise_id, message in messages.items():
         assert f"{exercise_id} (line " in message and "not answered" in message
     assert_no_traceback(run)
-    assert shipped.read_bytes() == before
+
+
+def test_without_answers_option_the_shipped_file_is_graded_and_left_alone():
+    shipped = ROOT / "exercises" / "answers.toml"
+    before = (shipped.read_bytes(), shipped.stat().st_mtime_ns)
+    run = grade(None)
+    assert f"answers file: {shipped}" in run.stdout
+    assert re.fullmatch(rf"score: \d+/{M}", last_line(run))
+    assert (shipped.read_bytes(), shipped.stat().st_mtime_ns) == before
 
 
 @pytest.fixture(scope="module")
 def one_wrong_runs(tmp_path_factory):
-    """For each exercise, grade a file in which only that answer is wrong (all runs at once)."""
+    """For each exercise, grade a file in which only that answer is wrong (one run per core at a time)."""
     folder = tmp_path_factory.mktemp("one-wrong")
-    running = {}
-    for exercise in EXERCISES.values():
-        answers = folder / f"{exercise.id}.toml"
+
+    def run(exercise: Exercise) -> tuple[subprocess.CompletedProcess, Path]:
+        answers, report = folder / f"{exercise.id}.toml", folder / f"{exercise.id}.xml"
         answers.write_text(with_answer(exercise.id, wrong(exercise)), encoding="utf-8")
-        report = folder / f"{exercise.id}.xml"
-        process = subprocess.Popen(
-            command(answers, "--junitxml", str(report)),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        running[exercise.id] = (process, report)
-    finished = {}
-    for exercise_id, (process, report) in running.items():
-        stdout, stderr = process.communicate(timeout=300)
-        finished[exercise_id] = (subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr), report)
-    return finished
+        return grade(answers, "--junitxml", str(report)), report
+
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        return dict(zip(EXERCISES, pool.map(run, EXERCISES.values())))
 
 
 @pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))

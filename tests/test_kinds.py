@@ -77,7 +77,7 @@ def test_shape_refuses_fractions_negatives_and_text():
     refused(Shape(), True, "the truth value True")
 
 
-@pytest.mark.parametrize("raw", ["b", "B", " (b) ", "B)", "a row of NaN", "A Row  of NaN."])
+@pytest.mark.parametrize("raw", ["b", "B", " (b) ", "B)", "a row of NaN", "A Row  of NaN.", "B) a row of NaN"])
 def test_choice_reads_a_letter_or_the_option_text(raw):
     assert Choice(OPTIONS).read(raw) == 1
 
@@ -86,6 +86,7 @@ def test_choice_refuses_numbers_unknown_letters_and_other_text():
     refused(Choice(OPTIONS), 1, "a letter from A to C", "in quotes")
     refused(Choice(OPTIONS), "D", "the text 'D'")
     refused(Choice(OPTIONS), "maybe", "the words of an option")
+    refused(Choice(OPTIONS), "A) a row of NaN", "the text 'A) a row of NaN'")
 
 
 @pytest.mark.parametrize(

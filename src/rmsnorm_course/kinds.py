@@ -162,6 +162,11 @@ class Choice:
         letter = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]?\s*", raw)
         if letter and letter.group(1).upper() in self.letters:
             return self.letters.index(letter.group(1).upper())
+        labelled = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]\s+(.+)", raw)  # "B) the words", as the list shows it
+        if labelled and labelled.group(1).upper() in self.letters:
+            index = self.letters.index(labelled.group(1).upper())
+            if _plain_words(labelled.group(2)) == _plain_words(self.options[index]):
+                return index
         wanted = _plain_words(raw)
         for index, option in enumerate(self.options):
             if _plain_words(option) == wanted:
