@@ -2,8 +2,8 @@
 
 ``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers PATH``
 grades another file (a relative PATH is taken from where pytest was started).
-With ``--junitxml FILE`` every exercise becomes a test case carrying its outcome, and
-the suite carries the score, for instructors who grade many files.
+With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
+the verdict, and the suite carries the score, for instructors who grade many files.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    given = config.getoption("answers")
+    given = config.getoption("answers", default=None)  # absent when this folder is reached late, by `pytest .`
     path = TEMPLATE if given is None else config.invocation_params.dir / given
     config.pluginmanager.register(Grader(AnswerSheet.read(path)), Grader.name)
 
@@ -77,6 +77,8 @@ class Grader:
         if self.problems() and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an answer nobody graded is not a pass
         result = yield
+        if session.config.option.collectonly:
+            return result
         terminal = session.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             terminal.write_line(f"score: {self.score}")

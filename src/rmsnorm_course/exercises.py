@@ -3,8 +3,10 @@
 No answer is typed in. Each exercise carries a ``solve`` function that runs the
 package (the forward, the backward, the evidence) when an answer is checked, and
 returns the reference answer with an explanation that quotes what it computed.
-For a choice, the options and, where the package's behaviour cannot pick one, the
-correct option are part of the question itself.
+For a choice the options are part of the question. Where the package's behaviour
+decides between them (the all-zero row, centering and batches, the block's layout)
+the right option is found by running it; where it is a matter of reasoning (why eps
+matters near zero, who owns weight decay) the right option is part of the question.
 """
 
 from __future__ import annotations
@@ -56,10 +58,6 @@ class Exercise:
     tolerance: float | None = None
 
 
-def _vec(values) -> str:
-    return fmt(values)
-
-
 def _nums(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
@@ -94,7 +92,7 @@ def _normalized() -> Solution:
     unit_length = np.asarray(X) / np.linalg.norm(X)
     return Solution(
         tuple(forward.normalized.tolist()),
-        f"x-hat = x * {fmt(forward.inverse_rms[0])} = {_vec(forward.normalized)}. "
+        f"x-hat = x * {fmt(forward.inverse_rms[0])} = {fmt(forward.normalized)}. "
         f"Its mean square is {fmt(np.mean(np.square(forward.normalized)))}, just under 1 because of eps; "
         "the coordinates themselves are not forced to magnitude 1.",
         pitfalls=(
@@ -110,7 +108,7 @@ def _output() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
     return Solution(
         tuple(forward.output.tolist()),
-        f"y = g * x-hat = {_nums(G)} * {_vec(forward.normalized)} = {_vec(forward.output)}, "
+        f"y = g * x-hat = {_nums(G)} * {fmt(forward.normalized)} = {fmt(forward.output)}, "
         "coordinate by coordinate: the gain rescales each feature on its own.",
         pitfalls=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
     )
@@ -123,7 +121,7 @@ def _scaled_ideal() -> Solution:
     card = evidence.scale_card("ideal", X, evidence.IDEAL_EPS, FACTOR)
     return Solution(
         tuple(card.scaled.tolist()),
-        f"With eps = 0, x-hat of {FACTOR:g}x is {_vec(card.scaled)}, the same as x-hat of x "
+        f"With eps = 0, x-hat of {FACTOR:g}x is {fmt(card.scaled)}, the same as x-hat of x "
         f"(largest difference {card.max_difference:.1e}): the factor appears in the numerator and in the RMS, "
         "and cancels.",
         pitfalls=(
@@ -142,7 +140,7 @@ def _tiny_normalized() -> Solution:
     return Solution(
         tuple(forward.normalized.tolist()),
         f"The mean square is {ms:.3g}, smaller than eps = {EPS:g}, so eps dominates the denominator: "
-        f"x-hat = {_vec(forward.normalized)}, with mean square ms / (ms + eps) = "
+        f"x-hat = {fmt(forward.normalized)}, with mean square ms / (ms + eps) = "
         f"{np.mean(np.square(forward.normalized)):.4f}, far below 1.",
         pitfalls=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is larger than the mean square."),),
     )
@@ -152,7 +150,7 @@ def _tiny_scaled() -> Solution:
     card = evidence.scale_card("near-zero", TINY, EPS, FACTOR)
     return Solution(
         tuple(card.scaled.tolist()),
-        f"x-hat of {FACTOR:g}x is {_vec(card.scaled)}, while x-hat of x is {_vec(card.original)}: "
+        f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, while x-hat of x is {fmt(card.original)}: "
         f"they differ by up to {card.max_difference:.6f}. Scaling by {FACTOR:g} multiplies the mean square "
         f"by {FACTOR**2:g}, but eps stays {EPS:g}.",
         pitfalls=(
@@ -197,7 +195,7 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
         output = rms_norm(evidence.ZERO_ROW, G, eps)
     except RMSNormError as error:
         return 2, f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
-    quoted = f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) returned {_vec(output)}"
+    quoted = f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
     if np.all(output == 0):
         return 0, quoted
     if np.all(np.isnan(output)):
@@ -235,9 +233,9 @@ def _centering_and_batch() -> Solution:
     index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
     return Solution(
         index,
-        f"The anchor {_nums(evidence.ANCHOR)} normalizes to {_vec(h.rms_norm_with_companion)} next to "
-        f"{_nums(evidence.COMPANION)} and to {_vec(h.rms_norm_with_itself)} next to itself: the companion "
-        f"does not matter (BatchNorm gives {_vec(h.batch_with_companion)} and {_vec(h.batch_with_itself)}). "
+        f"The anchor {_nums(evidence.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
+        f"{_nums(evidence.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
+        f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
         f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
     )
 
@@ -294,7 +292,7 @@ def _no_decay_policy() -> Solution:
         1,
         f"The usual policy puts {evidence.GAIN_NAME} in the no-decay group {list(usual.no_decay)}; "
         f"passing no_decay=[] moves it to the decay group {list(decayed.decay)} while the layer computes "
-        f"exactly the same output. The gain does get a gradient ({_vec(grad_gain)} in the worked example).",
+        f"exactly the same output. The gain does get a gradient ({fmt(grad_gain)} in the worked example).",
     )
 
 
@@ -334,8 +332,8 @@ def _grad_x() -> Solution:
     input_check, _ = evidence.gradient_checks(p)
     return Solution(
         tuple(p.grad_x.tolist()),
-        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {_vec(p.upstream * p.gain)}, "
-        f"giving {_vec(p.grad_x)}; central differences agree on {sum(c.passed for c in input_check.checks)} of "
+        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {fmt(p.upstream * p.gain)}, "
+        f"giving {fmt(p.grad_x)}; central differences agree on {sum(c.passed for c in input_check.checks)} of "
         f"{len(input_check.checks)} coordinates.",
         pitfalls=(
             (
@@ -351,7 +349,7 @@ def _grad_gain() -> Solution:
     _, gain_check = evidence.gradient_checks(p)
     return Solution(
         tuple(p.grad_gain.tolist()),
-        f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {_vec(p.forward.normalized)} = {_vec(p.grad_gain)}; "
+        f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)} = {fmt(p.grad_gain)}; "
         f"central differences agree on {sum(c.passed for c in gain_check.checks)} of "
         f"{len(gain_check.checks)} coordinates.",
         pitfalls=((tuple((p.upstream * p.forward.output).tolist()), "That uses y; the gain multiplies x-hat."),),
