@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-browser lint report clean
+.PHONY: book test test-browser lint report grade clean
 BROWSER_STAMP := $(VENV)/.installed-browser
 
 $(STAMP): requirements.txt pyproject.toml
@@ -45,6 +45,10 @@ lint: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/python -m rmsnorm_course
+
+# Grade exercises/answers.toml, or another file: make grade ANSWERS=path/to/answers.toml
+grade: $(STAMP)
+	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
 
 clean:
 	rm -rf _build

@@ -12,6 +12,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from rmsnorm_course import evidence
+from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.feedback import reference
 from rmsnorm_course.report import fmt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,3 +135,15 @@ def test_no_page_loads_anything_from_another_host(pages, page):
 
 def test_mathjax_is_served_from_the_book():
     assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_the_exercise_page_checks_every_exercise_and_folds_its_reference_answer(pages):
+    """Every exercise has its check cell; its reference answer shows only inside a dropdown."""
+    soup = BeautifulSoup((HTML / "book" / "exercises.html").read_text(), "html.parser")  # a copy: details come out
+    code = " ".join(block.get_text() for block in soup.select("div.cell_input"))
+    folded = [details.extract() for details in soup.find_all("details")]
+    inside, outside = " ".join(text_of(details) for details in folded), text_of(soup)
+    for exercise_id in EXERCISES:
+        assert f'check("{exercise_id}", ...)' in code
+        shown = f"{exercise_id} = {reference(exercise_id).answer}"
+        assert shown in inside and shown not in outside

@@ -76,3 +76,15 @@ class LogDomainError(RMSNormError):
 
 class SquareOverflow(RMSNormError):
     boundary = "square-overflow"
+
+
+class UnknownExercise(RMSNormError):
+    boundary = "unknown-exercise"
+
+
+class AnswerKindError(RMSNormError):
+    boundary = "answer-kind"
+
+
+class AnswersFileError(RMSNormError):
+    boundary = "answers-file"
