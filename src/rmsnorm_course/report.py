@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .evidence import ANCHOR, BATCH, COMPANION, GAIN_NAME, Evidence
+from .gradcheck import GradientCheckReport
 
 
 def fmt(values: Iterable[float] | float | np.ndarray) -> str:
@@ -84,11 +85,18 @@ def _history(e: Evidence) -> str:
     )
 
 
+def _gradient_check_summary(input_check: GradientCheckReport, gain_check: GradientCheckReport) -> tuple[str, str]:
+    """``2/2 input, 2/2 gain coordinates`` and ``pass`` or ``FAIL``."""
+    counts = ", ".join(
+        f"{sum(c.passed for c in report.checks)}/{len(report.checks)} {name}"
+        for name, report in (("input", input_check), ("gain coordinates", gain_check))
+    )
+    return counts, "pass" if input_check.passed and gain_check.passed else "FAIL"
+
+
 def _reverse(e: Evidence) -> str:
     p = e.primary
-    checks = f"{sum(c.passed for c in e.input_check.checks)}/{len(e.input_check.checks)} input"
-    checks += f", {sum(c.passed for c in e.gain_check.checks)}/{len(e.gain_check.checks)} gain coordinates"
-    verdict = "pass" if e.input_check.passed and e.gain_check.passed else "FAIL"
+    checks, verdict = _gradient_check_summary(e.input_check, e.gain_check)
     return "\n".join(
         [
             f"Reverse pass: upstream {fmt(p.upstream)}",
@@ -104,9 +112,7 @@ def _reverse(e: Evidence) -> str:
 
 def _tape(e: Evidence) -> str:
     t = e.tape
-    checks = f"{sum(c.passed for c in t.input_check.checks)}/{len(t.input_check.checks)} input"
-    checks += f", {sum(c.passed for c in t.gain_check.checks)}/{len(t.gain_check.checks)} gain coordinates"
-    verdict = "pass" if t.input_check.passed and t.gain_check.passed else "FAIL"
+    checks, verdict = _gradient_check_summary(t.input_check, t.gain_check)
     return "\n".join(
         [
             f"Tape: the worked example from primitives, gradients by reverse mode ({t.nodes} nodes)",
