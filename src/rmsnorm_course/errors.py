@@ -56,3 +56,19 @@ class ParameterNameError(RMSNormError):
 
 class GradientCheckError(RMSNormError):
     boundary = "gradient-check-settings"
+
+
+class OutputArrayError(RMSNormError):
+    boundary = "output-array"
+
+
+class OutputShapeError(RMSNormError):
+    boundary = "output-shape"
+
+
+class OutputDtypeError(RMSNormError):
+    boundary = "output-dtype"
+
+
+class OutputOverlapError(RMSNormError):
+    boundary = "output-overlap"
