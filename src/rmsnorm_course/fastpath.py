@@ -75,13 +75,14 @@ def rms_norm_blocked(
     target = result.reshape(-1, width)
 
     step = _rows_per_block(x, working, block_bytes)
-    converted, factor = np.empty((step, width), working), np.empty((step, width), working)
+    factor = np.empty((step, width), working)
+    converted = None if in_place else np.empty((step, width), working)
     in_range = _InRange(gain)
     check_values = functools.cache(lambda: _check_values(x, eps))
 
     with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
         for rows in _blocks(target.shape[0], step):
-            block = _in_dtype(source[rows], converted)
+            block = _in_dtype(source[rows], working, converted)
             inverse_rms = 1 / np.sqrt(np.vecdot(block, block) / width + eps)
             if in_range(inverse_rms):
                 np.multiply(inverse_rms[:, None], gain, out=factor[: len(block)])
@@ -120,7 +121,10 @@ def rms_norm_backward_blocked(
     targets = grad_x.reshape(-1, width)
 
     step = _rows_per_block(x, working, block_bytes)
-    converted_x, converted_up, product, factor, scratch = (np.empty((step, width), working) for _ in range(5))
+    product, factor = np.empty((step, width), working), np.empty((step, width), working)
+    converted_x = None if x.dtype == working else np.empty((step, width), working)
+    converted_up = None if in_place or grad_output.dtype == working else np.empty((step, width), working)
+    scratch = None if in_place else np.empty((step, width), working)
     in_range = _InRange(gain)
 
     @functools.cache
@@ -130,8 +134,8 @@ def rms_norm_backward_blocked(
 
     with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
         for rows in _blocks(targets.shape[0], step):
-            block = _in_dtype(inputs[rows], converted_x)
-            upstream = _in_dtype(upstreams[rows], converted_up)
+            block = _in_dtype(inputs[rows], working, converted_x)
+            upstream = _in_dtype(upstreams[rows], working, converted_up)
             n = len(block)
             result = targets[rows] if in_place else scratch[:n]
             inverse_rms = 1 / np.sqrt(np.vecdot(block, block) / width + eps)
@@ -210,9 +214,9 @@ def _blocks(rows: int, step: int) -> Iterator[slice]:
         yield slice(start, min(start + step, rows))
 
 
-def _in_dtype(block: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """``block`` in scratch's dtype: itself when it already is, else converted into scratch."""
-    if block.dtype == scratch.dtype:
+def _in_dtype(block: np.ndarray, dtype: np.dtype, scratch: np.ndarray | None) -> np.ndarray:
+    """``block`` in ``dtype``: itself when it already is, else converted into scratch."""
+    if block.dtype == dtype:
         return block
     converted = scratch[: len(block)]
     np.copyto(converted, block, casting="unsafe")
