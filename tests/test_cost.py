@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
 from rmsnorm_course import cost, rms_norm, rms_norm_backward
 from rmsnorm_course.baselines import layer_norm
@@ -95,14 +94,6 @@ def test_cost_ratios_are_relative_to_the_copy():
         assert all(np.isfinite(v) and v > 0 for v in ratios[direction].values())
 
 
-def test_ratio_table_has_a_line_per_implementation():
-    ratios = {cost.FORWARD: {"copy": 1.0, "a": 2.25}, cost.BACKWARD: {"a": 3.0, "b": 4.5}}
-    lines = cost.ratio_table(ratios).splitlines()
-    assert lines[0].startswith("| implementation |") and len(lines) == 2 + 3
-    assert "| a | 2.2 | 3.0 |" in lines and "| b |  | 4.5 |" in lines
-
-
 def test_plot_has_labelled_axes():
-    pytest.importorskip("matplotlib")
     fig = cost.plot_ratios({cost.FORWARD: {"copy": 1.0, "a": 2.0}, cost.BACKWARD: {"a": 3.0}})
     assert all(ax.get_xlabel() for ax in fig.axes) and fig.axes[0].get_ylabel()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
-from rmsnorm_course import fastpath, rms_norm_forward
+from rmsnorm_course import fastpath, precision, rms_norm_forward
 
 # Decades from the bottom of each dtype's range to the top (float32 from its subnormals).
 MAGNITUDES = {np.float64: range(-300, 301, 10), np.float32: range(-44, 38, 2)}
@@ -59,3 +59,34 @@ def test_float16_rows_above_256_come_out_right():
     for path, got in both_paths(x, None, 1e-5).items():
         assert got.dtype == np.float16, path
         assert worst_ulps(got, x, None, 1e-5, np.float16) <= 1, path
+
+
+# --- the precision module, which the chapter's sweep figure comes from ---------------------------
+
+
+def test_ulps_off_counts_spacings_and_marks_non_finite_rows():
+    got = np.array([[1.0, 2.0], [np.inf, 1.0]], dtype=np.float32)
+    reference = np.array([[1.0, 2.0 + 3 * float(np.spacing(np.float32(2.0)))], [1.0, 1.0]])
+    np.testing.assert_array_equal(precision.ulps_off(got, reference), [3.0, np.inf])
+
+
+def test_rows_at_puts_each_row_in_its_decade():
+    x = precision.rows_at([-300, 0, 300], 16, np.float64)
+    magnitudes = np.log10(np.abs(x))
+    assert x.shape == (3, 16)
+    assert np.all((magnitudes >= [[-300], [0], [300]]) & (magnitudes < [[-299], [1], [301]]))
+
+
+def test_the_sweep_shows_the_package_right_everywhere_and_the_formula_failing_at_the_ends():
+    result = precision.sweep()
+    assert list(result.exponents) == list(precision.FLOAT32_DECADES)
+    assert result.package_ulps.max() <= 2
+    ulps = dict(zip(result.exponents.tolist(), result.formula_ulps.tolist()))
+    assert ulps[0] <= 2 and np.isinf(ulps[-30]) and ulps[30] > 1e6
+    assert result.formula_failures == sum(v > precision.FAILURE_ULPS for v in ulps.values()) >= 10
+
+
+def test_sweep_plot_has_labelled_axes():
+    fig = precision.plot_sweep(precision.sweep(exponents=[-30, 0, 30]))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.get_legend().get_texts()) == 2

@@ -137,16 +137,6 @@ def cost_ratios(
     return ratios
 
 
-def ratio_table(ratios: Mapping[str, Mapping[str, float]]) -> str:
-    """A Markdown table: one line per implementation, forward and backward as multiples of the copy."""
-    names = list(dict.fromkeys([*ratios[FORWARD], *ratios[BACKWARD]]))
-    lines = ["| implementation | forward (x copy) | backward (x copy) |", "| --- | ---: | ---: |"]
-    for name in names:
-        cells = [f"{ratios[d][name]:.1f}" if name in ratios[d] else "" for d in (FORWARD, BACKWARD)]
-        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
-    return "\n".join(lines)
-
-
 def plot_ratios(ratios: Mapping[str, Mapping[str, float]]):
     """Horizontal bars: each implementation's time as a multiple of one copy of x."""
     import matplotlib.pyplot as plt

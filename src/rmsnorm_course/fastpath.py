@@ -176,7 +176,7 @@ class _InRange:
         self.high = min(info.max / largest, 1 / np.sqrt(safe_floor(gain.dtype)))
 
     def __call__(self, inverse_rms: np.ndarray) -> bool:
-        return bool(np.all((inverse_rms >= self.low) & (inverse_rms <= self.high)))
+        return bool(self.low <= inverse_rms.min() and inverse_rms.max() <= self.high)  # False on NaN
 
 
 def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndarray:
