@@ -37,7 +37,7 @@ PACKAGE_OUT = "package rms_norm(out=)"
 PACKAGE = "package rms_norm"
 PACKAGE_BACKWARD = "package rms_norm_backward"
 NAIVE = "naive formula"
-ONE_PASS = "one numpy pass: x * gain into out"  # the floor for any numpy code that writes y
+ONE_PASS = "one numpy pass: x * 2 into out"  # the floor for any numpy code that writes y
 
 
 def load_torch():
@@ -55,7 +55,7 @@ def forward_runs(x, gain, bias, out, torch) -> dict[str, Callable[[], object]]:
         COPY: lambda: np.copyto(out, x),
         PACKAGE_OUT: lambda: rms_norm(x, gain, EPS, out=out),
         PACKAGE: lambda: rms_norm(x, gain, EPS),
-        ONE_PASS: lambda: np.multiply(x, gain, out=out),
+        ONE_PASS: lambda: np.multiply(x, 2, out=out),
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
         "numpy LayerNorm": lambda: layer_norm_formula(x, gain, bias, EPS),
     }

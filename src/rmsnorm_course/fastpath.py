@@ -62,7 +62,11 @@ def rms_norm_blocked(
     out: np.ndarray | None = None,
     block_bytes: int = BLOCK_BYTES,
 ) -> np.ndarray:
-    """RMSNorm of the last axis, written into ``out`` (a new array if None) block by block."""
+    """RMSNorm of the last axis, written into ``out`` (a new array if None) block by block.
+
+    Beyond the output only block-sized scratch is allocated, except that an input or
+    an ``out`` whose rows are not contiguous in memory is staged through one full copy.
+    """
     callers_gain = gain
     x, gain, eps = _checked_request(x, gain, eps)
     out = _checked_out(out, x, callers_gain)

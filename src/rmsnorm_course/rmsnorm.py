@@ -50,6 +50,7 @@ def rms_norm(
     x: npt.ArrayLike,
     gain: npt.ArrayLike | None = None,
     eps: float = DEFAULT_EPS,
+    *,
     out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``.
