@@ -6,7 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lint report bench clean
+.PHONY: book test test-browser lint report grade bench clean
+BROWSER_STAMP := $(VENV)/.installed-browser
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,13 +15,29 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-# The build is a test too: warnings are errors, references are checked.
-book: $(STAMP)
-	$(BIN)/jupyter-book build . --path-output . -n -W --keep-going
+# Executed notebooks are cached by their code; when the package changes, their
+# outputs may too, so a change under src/ empties the cache.
+CACHE_STAMP := _build/.package-stamp
+$(CACHE_STAMP): $(wildcard src/rmsnorm_course/*.py src/rmsnorm_course/static/*)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
 
-test: $(STAMP)
+# The build is a test too: warnings are errors, references are checked.
+book: $(STAMP) $(CACHE_STAMP)
+	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
+
+# The book is built first: the tests read the built HTML, and a failed build fails the tests.
+test: book
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
+
+$(BROWSER_STAMP): requirements-browser.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-browser.txt
+	touch $(BROWSER_STAMP)
+
+# The built book in headless Chromium (Debian's package; no browser download).
+test-browser: book $(BROWSER_STAMP)
+	$(BIN)/python -m pytest browser_tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -28,6 +45,10 @@ lint: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/python -m rmsnorm_course
+
+# Grade exercises/answers.toml, or another file: make grade ANSWERS=path/to/answers.toml
+grade: $(STAMP)
+	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
 
 # Speed and memory against the copy limit and the peers; one thread, not part of `make test`.
 bench: $(STAMP)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import subprocess
 import sys
 
@@ -65,3 +67,39 @@ def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):
 def test_fmt_six_decimals():
     assert report.fmt([0.7071064980, -2.2627407]) == "[0.707106, -2.262741]"
     assert report.fmt(12.5) == "12.500000"
+
+
+# The tape section: the seed's gradients reached by reverse mode. 12 nodes = 2 leaves (x, g),
+# 2 constants (eps, -0.5) and 8 operations (x*x, mean, + eps, log, * -0.5, exp, * x, * g).
+TAPE_LINES = [
+    "Tape: the worked example from primitives, gradients by reverse mode (12 nodes)",
+    "operations in order   * mean + log * exp * *",
+    "tape mean square      [12.500000]",
+    "tape reciprocal RMS   [0.282843]",
+    "tape output           [1.272792, 0.565685]",
+    "tape grad_x           [0.407293, -0.305470]",
+    "tape grad_gain        [0.848528, -2.262741]",
+    "tape central differences (step 1e-06, tolerance 2e-06): 2/2 input, 2/2 gain coordinates: pass",
+    "tape replay: bitwise identical",
+    "[pass] tape gradients equal the closed form within 1e-12",
+]
+
+
+@pytest.mark.parametrize("line", TAPE_LINES)
+def test_report_prints_the_tape_section(printed, line):
+    assert line in printed.stdout
+
+
+def test_tape_differences_from_the_closed_form_are_printed_and_tiny(printed):
+    found = re.findall(r"\((?:reference|closed form) max \|difference\| ([0-9.e+-]+)\)", printed.stdout)
+    assert len(found) == 3
+    assert all(float(value) <= 1e-12 for value in found)
+
+
+def test_a_failing_tape_replay_makes_the_exit_status_nonzero(monkeypatch, capsys):
+    real = evidence.collect()
+    broken = evidence.Evidence(**{**real.__dict__, "tape": dataclasses.replace(real.tape, replay_bitwise=False)})
+    monkeypatch.setattr(evidence, "collect", lambda: broken)
+    assert main([]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] tape bitwise replay" in out and "tape replay: DIFFERS" in out

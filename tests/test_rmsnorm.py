@@ -235,3 +235,7 @@ def test_every_error_names_a_distinct_boundary():
     kinds = [cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, RMSNormError)]
     boundaries = [cls.boundary for cls in kinds]
     assert len(boundaries) == len(set(boundaries)) >= 12
+
+
+def test_a_one_dimensional_input_is_row_0():
+    rejects(errors.NonFiniteValue, lambda: rms_norm([1.0, np.nan]), "input row 0 contains NaN")

@@ -58,6 +58,38 @@ class GradientCheckError(RMSNormError):
     boundary = "gradient-check-settings"
 
 
+class BroadcastShapeError(RMSNormError):
+    boundary = "broadcast-shapes"
+
+
+class UpstreamGradientRequired(RMSNormError):
+    boundary = "upstream-required"
+
+
+class UpstreamShapeError(GradientShapeError):
+    boundary = "tape-upstream-shape"
+
+
+class LogDomainError(RMSNormError):
+    boundary = "log-domain"
+
+
+class SquareOverflow(RMSNormError):
+    boundary = "square-overflow"
+
+
+class UnknownExercise(RMSNormError):
+    boundary = "unknown-exercise"
+
+
+class AnswerKindError(RMSNormError):
+    boundary = "answer-kind"
+
+
+class AnswersFileError(RMSNormError):
+    boundary = "answers-file"
+
+
 class OutputArrayError(RMSNormError):
     boundary = "output-array"
 

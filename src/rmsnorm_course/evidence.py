@@ -17,6 +17,7 @@ from .gradcheck import GradientCheckReport, gradient_check
 from .layer import RMSNorm
 from .parameters import NamedParameter, ParameterGroups, adamw_parameter_groups
 from .rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
+from .tape import TapeRMSNormForward, Tensor, tape_rms_norm, tape_rms_norm_gradients
 
 INPUT = (3.0, 4.0)
 GAIN = (1.5, 0.5)
@@ -134,15 +135,15 @@ def history() -> History:
     )
 
 
-def dot_output_loss(upstream, gain=GAIN, x=INPUT, eps=EPS) -> tuple[Callable, Callable]:
-    """The scalar losses sum(upstream * y) as a function of x, and of the gain."""
+def dot_output_loss(upstream, gain=GAIN, x=INPUT, eps=EPS, norm: Callable = rms_norm) -> tuple[Callable, Callable]:
+    """The scalar losses sum(upstream * norm(x, gain, eps)) as a function of x, and of the gain."""
     upstream = np.asarray(upstream, dtype=np.float64)
 
     def of_input(probe: np.ndarray) -> float:
-        return float(np.sum(upstream * rms_norm(probe, gain, eps)))
+        return float(np.sum(upstream * norm(probe, gain, eps)))
 
     def of_gain(probe: np.ndarray) -> float:
-        return float(np.sum(upstream * rms_norm(x, probe, eps)))
+        return float(np.sum(upstream * norm(x, probe, eps)))
 
     return of_input, of_gain
 
@@ -155,6 +156,57 @@ def gradient_checks(
     return (
         gradient_check(of_input, p.x, p.grad_x, step, tolerance),
         gradient_check(of_gain, p.gain, p.grad_gain, step, tolerance),
+    )
+
+
+@dataclass(frozen=True)
+class TapeEvidence:
+    """The worked example again, composed from primitives on the tape and differentiated in reverse."""
+
+    forward: TapeRMSNormForward
+    grad_x: np.ndarray
+    grad_gain: np.ndarray
+    output_difference: float
+    grad_x_difference: float
+    grad_gain_difference: float
+    input_check: GradientCheckReport
+    gain_check: GradientCheckReport
+    replay_bitwise: bool
+
+    @property
+    def operations(self) -> tuple[str, ...]:
+        """The recorded operations, in the order the forward ran them (leaves left out)."""
+        return tuple(node.op for node in self.forward.output.topological_order() if node.op)
+
+    @property
+    def nodes(self) -> int:
+        return len(self.forward.output.topological_order())
+
+
+def _tape_run(p: Primary) -> tuple[TapeRMSNormForward, np.ndarray, np.ndarray]:
+    grad_x, grad_gain = tape_rms_norm_gradients(p.x, p.gain, p.eps, p.upstream)
+    return tape_rms_norm(p.x, p.gain, p.eps), grad_x, grad_gain
+
+
+def _tape_bits(forward: TapeRMSNormForward, *grads: np.ndarray) -> list[bytes]:
+    f = forward
+    return [a.tobytes() for a in (f.mean_square.value, f.inverse_rms.value, f.output.value, *grads)]
+
+
+def tape_evidence(p: Primary, step: float = STEP, tolerance: float = TOLERANCE) -> TapeEvidence:
+    """Compare the tape with the closed form, with central differences of its own forward, and with itself."""
+    (forward, grad_x, grad_gain), replay = _tape_run(p), _tape_run(p)
+    of_input, of_gain = dot_output_loss(p.upstream, p.gain, p.x, p.eps, lambda *a: tape_rms_norm(*a).output.value)
+    return TapeEvidence(
+        forward=forward,
+        grad_x=grad_x,
+        grad_gain=grad_gain,
+        output_difference=float(np.max(np.abs(forward.output.value - p.forward.output))),
+        grad_x_difference=float(np.max(np.abs(grad_x - p.grad_x))),
+        grad_gain_difference=float(np.max(np.abs(grad_gain - p.grad_gain))),
+        input_check=gradient_check(of_input, p.x, grad_x, step, tolerance),
+        gain_check=gradient_check(of_gain, p.gain, grad_gain, step, tolerance),
+        replay_bitwise=_tape_bits(forward, grad_x, grad_gain) == _tape_bits(*replay),
     )
 
 
@@ -262,6 +314,39 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
         errors.ParameterNameError,
         lambda: _groups(GAIN_NAME, no_decay=["decoder.block.0.ffn_norm.gain"]),
     ),
+    BoundaryCase(
+        "tape-broadcast",
+        "a tape sum of shapes (2, 3) and (2,)",
+        errors.BroadcastShapeError,
+        lambda: Tensor(np.ones((2, 3))) + Tensor(np.ones(2)),
+    ),
+    BoundaryCase(
+        "tape-upstream-required",
+        "backward() on a width-2 tape output with no upstream gradient",
+        errors.UpstreamGradientRequired,
+        lambda: tape_rms_norm(INPUT, GAIN, EPS).output.backward(),
+    ),
+    BoundaryCase(
+        "tape-upstream-shape",
+        "backward() on a width-2 tape output with an upstream gradient of shape (3,)",
+        errors.UpstreamShapeError,
+        lambda: tape_rms_norm(INPUT, GAIN, EPS).output.backward((1.0, -2.0, 0.0)),
+    ),
+    BoundaryCase(
+        "tape-log-domain", "log of [1, 0] on the tape", errors.LogDomainError, lambda: Tensor([1.0, 0.0]).log()
+    ),
+    BoundaryCase(
+        "tape-square-overflow",
+        "row 1 = [1e200, 1e200] on the tape",
+        errors.SquareOverflow,
+        lambda: tape_rms_norm([INPUT, (1e200, 1e200)], GAIN, EPS),
+    ),
+    BoundaryCase(
+        "tape-zero-energy-underflow",
+        "eps = 0 and row 1 = [1e-200, 1e-200] on the tape",
+        errors.ZeroEnergyRow,
+        lambda: tape_rms_norm([INPUT, (1e-200, 1e-200)], GAIN, 0.0),
+    ),
 )
 
 
@@ -282,6 +367,7 @@ class Evidence:
     gain_check: GradientCheckReport
     groups: ParameterGroups
     rejections: tuple[Rejection, ...]
+    tape: TapeEvidence
 
     def checks(self) -> list[tuple[str, bool]]:
         """Named pass/fail verdicts; the report exits non-zero if any fails."""
@@ -306,6 +392,14 @@ class Evidence:
             ("zero-sized batch keeps its shape", self.empty_batch_output.shape == (0, len(INPUT))),
             ("gain is in the no-decay group", self.groups.no_decay == (GAIN_NAME,) and not self.groups.decay),
             *((f"rejects {r.case.label}", r.as_expected) for r in self.rejections),
+            ("tape forward equals the reference within 1e-12", self.tape.output_difference <= 1e-12),
+            (
+                "tape gradients equal the closed form within 1e-12",
+                max(self.tape.grad_x_difference, self.tape.grad_gain_difference) <= 1e-12,
+            ),
+            ("tape gradient check on the input", self.tape.input_check.passed),
+            ("tape gradient check on the gain", self.tape.gain_check.passed),
+            ("tape bitwise replay", self.tape.replay_bitwise),
         ]
 
     @property
@@ -333,4 +427,5 @@ def collect() -> Evidence:
         gain_check=gain_check,
         groups=adamw_parameter_groups(layer.parameters()),
         rejections=tuple(case.run() for case in BOUNDARY_CASES),
+        tape=tape_evidence(first),
     )

@@ -24,6 +24,7 @@ def render(evidence: Evidence) -> str:
         _rows(evidence),
         _history(evidence),
         _reverse(evidence),
+        _tape(evidence),
         _rejections(evidence),
         _verdicts(evidence),
     ]
@@ -97,6 +98,28 @@ def _reverse(e: Evidence) -> str:
             f"{checks}: {verdict}",
             f"  replay: {'bitwise identical' if e.replay_bitwise else 'DIFFERS'}",
             f"  optimizer policy: {GAIN_NAME} -> {'no-decay' if GAIN_NAME in e.groups.no_decay else 'decay'}",
+        ]
+    )
+
+
+def _tape(e: Evidence) -> str:
+    t = e.tape
+    checks = f"{sum(c.passed for c in t.input_check.checks)}/{len(t.input_check.checks)} input"
+    checks += f", {sum(c.passed for c in t.gain_check.checks)}/{len(t.gain_check.checks)} gain coordinates"
+    verdict = "pass" if t.input_check.passed and t.gain_check.passed else "FAIL"
+    return "\n".join(
+        [
+            f"Tape: the worked example from primitives, gradients by reverse mode ({t.nodes} nodes)",
+            f"  operations in order   {' '.join(t.operations)}",
+            f"  tape mean square      {fmt(t.forward.mean_square.value)}",
+            f"  tape reciprocal RMS   {fmt(t.forward.inverse_rms.value)}",
+            f"  tape output           {fmt(t.forward.output.value)}"
+            f"   (reference max |difference| {t.output_difference:.3g})",
+            f"  tape grad_x           {fmt(t.grad_x)}   (closed form max |difference| {t.grad_x_difference:.3g})",
+            f"  tape grad_gain        {fmt(t.grad_gain)}   (closed form max |difference| {t.grad_gain_difference:.3g})",
+            f"  tape central differences (step {t.input_check.step:g}, tolerance {t.input_check.tolerance:g}): "
+            f"{checks}: {verdict}",
+            f"  tape replay: {'bitwise identical' if t.replay_bitwise else 'DIFFERS'}",
         ]
     )
 

@@ -99,7 +99,7 @@ def rms_norm_backward(
     if fastpath.worth_blocking(x, grad_output):
         return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
     x, gain, eps, out_dtype = _validated(x, gain, eps)
-    grad_output = _checked_upstream(grad_output, x)
+    grad_output = _validated_upstream(grad_output, x)
     grad_x, grad_gain = _gradients(x, gain, eps, grad_output)
     return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype, copy=False)
 
@@ -196,11 +196,9 @@ def output_dtype(dtype: np.dtype) -> np.dtype:
 
 def row_name(flat_index: int, batch_shape: tuple[int, ...]) -> str:
     """Name a row so a person can find it: ``row 3`` or ``row (1, 0)``."""
-    index = np.unravel_index(flat_index, batch_shape) if batch_shape else ()
-    index = tuple(int(i) for i in index)
-    if len(index) == 1:
-        return f"row {index[0]}"
-    return f"row {index}"
+    if len(batch_shape) <= 1:
+        return f"row {flat_index}"
+    return f"row {tuple(int(i) for i in np.unravel_index(flat_index, batch_shape))}"
 
 
 def _as_real_array(values: npt.ArrayLike, what: str) -> np.ndarray:
@@ -276,7 +274,7 @@ def _check_values(x: np.ndarray, eps: float) -> None:
             )
 
 
-def _checked_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
+def _validated_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
     """The upstream gradient as an array of x's shape, finite, in x's (compute) dtype."""
     grad_output = _as_real_array(grad_output, "grad_output")
     if grad_output.shape != x.shape:

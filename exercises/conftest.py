@@ -1,0 +1,99 @@
+"""The grader's report: one line of words per failed exercise, no tracebacks, and a score last.
+
+``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers PATH``
+grades another file (a relative PATH is taken from where pytest was started).
+With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
+the verdict, and the suite carries the score, for instructors who grade many files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.feedback import Verdict
+from rmsnorm_course.grading import AnswerSheet
+
+TEMPLATE = Path(__file__).parent / "answers.toml"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--answers",
+        metavar="PATH",
+        default=None,
+        help=f"answers file to grade (default: {TEMPLATE.parent.name}/{TEMPLATE.name})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    given = config.getoption("answers", default=None)  # absent when this folder is reached late, by `pytest .`
+    path = TEMPLATE if given is None else config.invocation_params.dir / given
+    config.pluginmanager.register(Grader(AnswerSheet.read(path)), Grader.name)
+
+
+class Grader:
+    """Counts the exercises answered correctly and shapes what the terminal shows."""
+
+    name = "rmsnorm-grader"
+
+    def __init__(self, sheet: AnswerSheet):
+        self.sheet = sheet
+        self.verdicts: dict[str, Verdict] = {}  # by test node id
+
+    def grade(self, nodeid: str, exercise_id: str) -> Verdict:
+        verdict = self.verdicts[nodeid] = self.sheet.grade(exercise_id)
+        return verdict
+
+    @property
+    def score(self) -> str:
+        correct = {verdict.exercise_id for verdict in self.verdicts.values() if verdict.correct}
+        return f"{len(correct)}/{len(EXERCISES)}"
+
+    def problems(self) -> list[str]:
+        return [self.sheet.unreadable] if self.sheet.unreadable else self.sheet.unknown_ids()
+
+    def pytest_report_header(self) -> str:
+        return f"answers file: {self.sheet.path}"
+
+    def pytest_report_teststatus(self, report: pytest.TestReport):
+        """Say "NOT ANSWERED", "WRONG" or "UNREADABLE" where pytest would say "FAILED"."""
+        verdict = self.verdicts.get(report.nodeid)
+        if verdict is not None and report.when == "call" and report.failed:
+            return "failed", "F", (verdict.outcome.value.upper(), {"red": True})
+        return None
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        problems = self.problems()
+        if problems:
+            terminalreporter.section("answers file problems")
+            for problem in problems:
+                terminalreporter.write_line(problem)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session):
+        if self.problems() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an answer nobody graded is not a pass
+        result = yield
+        if session.config.option.collectonly:
+            return result
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(f"score: {self.score}")
+        else:
+            print(f"score: {self.score}")
+        return result
+
+
+@pytest.fixture(scope="session")
+def grader(pytestconfig: pytest.Config) -> Grader:
+    return pytestconfig.pluginmanager.get_plugin(Grader.name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def score_in_junit(grader: Grader, record_testsuite_property):
+    """Put the score on the test suite of a ``--junitxml`` report, once every exercise is graded."""
+    yield
+    record_testsuite_property("score", grader.score)

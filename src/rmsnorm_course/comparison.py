@@ -1,0 +1,132 @@
+"""RMSNorm next to LayerNorm on activation-shaped data, and where eps goes.
+
+On activations with a nonzero mean the two differ visibly: LayerNorm centers
+each row, RMSNorm keeps the offset and only fixes the scale. Near zero they
+differ again, this time by where each implementation puts its eps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .baselines import layer_norm
+from .rmsnorm import rms_norm, rms_norm_backward
+
+ACTIVATION_SHAPE = (16, 128, 512)
+ACTIVATION_OFFSET = 1.5
+ACTIVATION_SEED = 0
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """Mean, standard deviation and RMS over every value of one array."""
+
+    mean: float
+    std: float
+    rms: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Statistics:
+        return cls(float(np.mean(values)), float(np.std(values)), float(np.sqrt(np.mean(np.square(values)))))
+
+
+@dataclass(frozen=True)
+class ActivationComparison:
+    """Seeded activations [B, T, d] with a mean offset, normalized both ways."""
+
+    inputs: np.ndarray
+    rms_normed: np.ndarray
+    layer_normed: np.ndarray
+
+    def statistics(self) -> dict[str, Statistics]:
+        return {
+            "input": Statistics.of(self.inputs),
+            "RMSNorm": Statistics.of(self.rms_normed),
+            "LayerNorm": Statistics.of(self.layer_normed),
+        }
+
+
+def activation_comparison(
+    shape: tuple[int, ...] = ACTIVATION_SHAPE,
+    offset: float = ACTIVATION_OFFSET,
+    seed: int = ACTIVATION_SEED,
+    eps: float = 1e-6,
+) -> ActivationComparison:
+    """Standard-normal activations shifted by ``offset``, seeded so every build sees the same numbers."""
+    inputs = np.random.default_rng(seed).standard_normal(shape) + offset
+    return ActivationComparison(inputs, rms_norm(inputs, None, eps), layer_norm(inputs, eps))
+
+
+# --- eps inside or outside the square root -------------------------------
+
+
+def rms_norm_eps_outside(x: np.ndarray, eps: float) -> np.ndarray:
+    """The other placement, as in the original paper's code: x / (RMS(x) + eps)."""
+    x = np.asarray(x, dtype=np.float64)
+    return x / (np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True)) + eps)
+
+
+@dataclass(frozen=True)
+class PlacementCurves:
+    """For inputs of RMS r along one direction: output RMS and its slope d(output RMS)/dr, both placements."""
+
+    rms: np.ndarray
+    inside: np.ndarray
+    outside: np.ndarray
+    inside_slope: np.ndarray
+    outside_slope: np.ndarray
+
+
+def placement_curves(rms: np.ndarray, eps: float) -> PlacementCurves:
+    """Values and slopes near zero for eps inside (this package) and outside the root.
+
+    A width-one row [r] has RMS r, so the inside curve is ``rms_norm`` itself and its
+    slope is ``rms_norm_backward`` with upstream 1. Outside, y = r / (r + eps) and
+    dy/dr = eps / (r + eps)**2.
+    """
+    r = np.asarray(rms, dtype=np.float64)
+    rows = r[:, None]
+    inside_slope, _ = rms_norm_backward(rows, None, eps, np.ones_like(rows))
+    return PlacementCurves(
+        rms=r,
+        inside=rms_norm(rows, None, eps)[:, 0],
+        outside=rms_norm_eps_outside(rows, eps)[:, 0],
+        inside_slope=inside_slope[:, 0],
+        outside_slope=eps / np.square(r + eps),
+    )
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """Where a well-known implementation puts eps, and its default."""
+
+    name: str
+    eps: str
+    placement: str
+    precision: str
+
+
+IMPLEMENTATIONS: tuple[Implementation, ...] = (
+    Implementation("original paper's code (Zhang & Sennrich)", "1e-8", "outside: x / (RMS(x) + eps)", "input dtype"),
+    Implementation(
+        "LLaMA reference model",
+        "1e-6 by default; the model passes norm_eps = 1e-5",
+        "inside: x * rsqrt(mean(x**2) + eps)",
+        "float32, cast back before the gain",
+    ),
+    Implementation(
+        "Hugging Face LlamaRMSNorm",
+        "1e-6 by default (rms_norm_eps in the model config)",
+        "inside: x * rsqrt(mean(x**2) + eps)",
+        "float32, cast back before the gain",
+    ),
+    Implementation(
+        "PyTorch torch.nn.RMSNorm",
+        "machine epsilon of the input dtype when not given",
+        "inside: x / sqrt(mean(x**2) + eps)",
+        "input dtype",
+    ),
+    Implementation("this course (rms_norm)", "1e-5", "inside: x / sqrt(mean(x**2) + eps)", "float16 in float32"),
+)

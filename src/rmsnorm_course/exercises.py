@@ -1,0 +1,507 @@
+"""The predict-then-check exercises: each question, its kind, its hint, and how to solve it.
+
+No answer is typed in. Each exercise carries a ``solve`` function that runs the
+package (the forward, the backward, the evidence) when an answer is checked, and
+returns the reference answer with an explanation that quotes what it computed.
+For a choice the options are part of the question. Where the package's behaviour
+decides between them (the all-zero row, centering and batches, the block's layout)
+the right option is found by running it; where it is a matter of reasoning (why eps
+matters near zero, who owns weight decay) the right option is part of the question.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import evidence
+from .block import PreNormBlock
+from .errors import RMSNormError, UnknownExercise
+from .kinds import Choice, Kind, Number, Shape, Vector
+from .layer import RMSNorm
+from .parameters import adamw_parameter_groups
+from .report import fmt
+from .rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
+
+X, G, EPS = evidence.INPUT, evidence.GAIN, evidence.EPS
+TINY, FACTOR, UPSTREAM = evidence.TINY_INPUT, evidence.SCALE_FACTOR, evidence.UPSTREAM
+BATCH_SHAPE = (2, 5, 3)  # [B, T, d] with three different sizes, so no axis can be mistaken for another
+SHAPE_SEED = 25
+TOLERANCE = 1e-5  # six decimals, as the chapter prints them, pass with room to spare
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The reference answer, why it is right, and wrong answers worth a specific word.
+
+    ``pitfalls`` pairs a computed wrong answer that a known slip produces with a note
+    naming the slip; the note never states the right answer.
+    """
+
+    answer: object
+    explanation: str
+    pitfalls: tuple[tuple[object, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One prediction: what is asked, what kind of answer it takes, a hint, and how to solve it."""
+
+    id: str
+    prompt: str
+    kind: Kind
+    hint: str
+    solve: Callable[[], Solution] = field(repr=False)
+    tolerance: float | None = None
+
+
+def _nums(values) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
+# --- the worked example ------------------------------------------------------
+
+
+def _mean_square() -> Solution:
+    forward = rms_norm_forward(X, G, EPS)
+    squares = " + ".join(f"{v:g}^2" for v in X)
+    return Solution(
+        float(forward.mean_square[0]),
+        f"mean(x**2) = ({squares}) / {len(X)} = {forward.mean_square[0]:g}. "
+        "It is the average of the squares, not their sum.",
+        pitfalls=((float(np.sum(np.square(X))), "That is the sum of the squares; the mean divides it by d."),),
+    )
+
+
+def _reciprocal_rms() -> Solution:
+    forward = rms_norm_forward(X, G, EPS)
+    rms = float(np.sqrt(forward.mean_square[0] + EPS))
+    return Solution(
+        float(forward.inverse_rms[0]),
+        f"1 / sqrt({forward.mean_square[0]:g} + {EPS:g}) = {fmt(forward.inverse_rms[0])}. "
+        "Every coordinate of x is multiplied by this one shared factor.",
+        pitfalls=((rms, "That is the RMS itself; the question asks for 1 / RMS."),),
+    )
+
+
+def _normalized() -> Solution:
+    forward = rms_norm_forward(X, G, EPS)
+    unit_length = np.asarray(X) / np.linalg.norm(X)
+    return Solution(
+        tuple(forward.normalized.tolist()),
+        f"x-hat = x * {fmt(forward.inverse_rms[0])} = {fmt(forward.normalized)}. "
+        f"Its mean square is {fmt(np.mean(np.square(forward.normalized)))}, just under 1 because of eps; "
+        "the coordinates themselves are not forced to magnitude 1.",
+        pitfalls=(
+            (
+                tuple(unit_length.tolist()),
+                "That divides x by its Euclidean length; RMSNorm divides by the root of the mean square.",
+            ),
+        ),
+    )
+
+
+def _output() -> Solution:
+    forward = rms_norm_forward(X, G, EPS)
+    return Solution(
+        tuple(forward.output.tolist()),
+        f"y = g * x-hat = {_nums(G)} * {fmt(forward.normalized)} = {fmt(forward.output)}, "
+        "coordinate by coordinate: the gain rescales each feature on its own.",
+        pitfalls=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
+    )
+
+
+# --- scale: the eps = 0 ideal and the eps-dominated regime --------------------
+
+
+def _scaled_ideal() -> Solution:
+    card = evidence.scale_card("ideal", X, evidence.IDEAL_EPS, FACTOR)
+    return Solution(
+        tuple(card.scaled.tolist()),
+        f"With eps = 0, x-hat of {FACTOR:g}x is {fmt(card.scaled)}, the same as x-hat of x "
+        f"(largest difference {card.max_difference:.1e}): the factor appears in the numerator and in the RMS, "
+        "and cancels.",
+        pitfalls=(
+            (
+                tuple((FACTOR * card.original).tolist()),
+                "That scales x-hat by the factor; with eps = 0 the factor cancels.",
+            ),
+        ),
+    )
+
+
+def _tiny_normalized() -> Solution:
+    forward = rms_norm_forward(TINY, None, EPS)
+    ideal = rms_norm_forward(TINY, None, evidence.IDEAL_EPS).normalized
+    ms = float(forward.mean_square[0])
+    return Solution(
+        tuple(forward.normalized.tolist()),
+        f"The mean square is {ms:.3g}, smaller than eps = {EPS:g}, so eps dominates the denominator: "
+        f"x-hat = {fmt(forward.normalized)}, with mean square ms / (ms + eps) = "
+        f"{np.mean(np.square(forward.normalized)):.4f}, far below 1.",
+        pitfalls=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is larger than the mean square."),),
+    )
+
+
+def _tiny_scaled() -> Solution:
+    card = evidence.scale_card("near-zero", TINY, EPS, FACTOR)
+    return Solution(
+        tuple(card.scaled.tolist()),
+        f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, while x-hat of x is {fmt(card.original)}: "
+        f"they differ by up to {card.max_difference:.6f}. Scaling by {FACTOR:g} multiplies the mean square "
+        f"by {FACTOR**2:g}, but eps stays {EPS:g}.",
+        pitfalls=(
+            (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
+            (
+                tuple(rms_norm(FACTOR * np.asarray(TINY), None, evidence.IDEAL_EPS).tolist()),
+                "That is the eps = 0 ideal; here eps still matters.",
+            ),
+        ),
+    )
+
+
+EPS_OPTIONS = (
+    "eps is added to every coordinate of x, so small coordinates change the most",
+    "eps is a fixed amount added to the mean square; it does not grow with the signal, "
+    "so it dominates when the mean square is about as small as eps or smaller",
+    "float64 cannot represent numbers as small as 0.0003",
+    "the gain is applied before the RMS is taken",
+)
+
+
+def _eps_near_zero() -> Solution:
+    _, production, near_zero = evidence.scale_cards()
+    ms_tiny = float(rms_norm_forward(TINY, None, EPS).mean_square[0])
+    ms_ordinary = float(rms_norm_forward(X, None, EPS).mean_square[0])
+    return Solution(
+        1,
+        f"eps sits under the square root beside the mean square: {ms_ordinary:g} + {EPS:g} barely changes, "
+        f"{ms_tiny:.3g} + {EPS:g} is mostly eps. Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
+        f"{production.max_difference:.2e}, and x-hat of {_nums(TINY)} by {near_zero.max_difference:.6f}.",
+    )
+
+
+# --- the all-zero row ----------------------------------------------------------
+
+ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
+
+
+def _zero_row_outcome(eps: float) -> tuple[int, str]:
+    """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
+    try:
+        output = rms_norm(evidence.ZERO_ROW, G, eps)
+    except RMSNormError as error:
+        return 2, f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
+    quoted = f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+    if np.all(output == 0):
+        return 0, quoted
+    if np.all(np.isnan(output)):
+        return 1, quoted
+    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW_OPTIONS}")
+
+
+def _zero_row_positive_eps() -> Solution:
+    index, quoted = _zero_row_outcome(EPS)
+    return Solution(index, f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.")
+
+
+def _zero_row_zero_eps() -> Solution:
+    index, quoted = _zero_row_outcome(0.0)
+    return Solution(
+        index,
+        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0; the package refuses rather than return NaN.",
+    )
+
+
+# --- what RMSNorm does not do ------------------------------------------------
+
+CENTERING_OPTIONS = (
+    "it subtracts the feature mean and uses statistics of the other examples in the batch",
+    "it subtracts the feature mean but uses only the one example",
+    "it keeps the mean but uses statistics of the other examples in the batch",
+    "neither: it rescales each example by that example's own RMS and keeps its mean",
+)
+
+
+def _centering_and_batch() -> Solution:
+    h = evidence.history()
+    mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
+    centers = abs(h.rms_mean) < 1e-12
+    index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
+    return Solution(
+        index,
+        f"The anchor {_nums(evidence.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
+        f"{_nums(evidence.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
+        f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
+        f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
+    )
+
+
+# --- shapes ------------------------------------------------------------------
+
+
+def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Seeded input, gain and upstream gradient for an input of shape BATCH_SHAPE; then the output."""
+    rng = np.random.default_rng(SHAPE_SEED)
+    x = rng.normal(size=BATCH_SHAPE)
+    gain = rng.normal(size=BATCH_SHAPE[-1])
+    upstream = rng.normal(size=BATCH_SHAPE)
+    return x, gain, upstream, rms_norm(x, gain, EPS)
+
+
+def _output_shape() -> Solution:
+    x, _, _, y = _shape_example()
+    return Solution(
+        y.shape,
+        f"An input of shape {x.shape} comes out with shape {y.shape}: every one of the "
+        f"{int(np.prod(x.shape[:-1]))} rows of width {x.shape[-1]} is normalized on its own.",
+        pitfalls=((x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),),
+    )
+
+
+def _gain_gradient_shape() -> Solution:
+    x, gain, upstream, _ = _shape_example()
+    grad_x, grad_gain = rms_norm_backward(x, gain, EPS, upstream)
+    return Solution(
+        grad_gain.shape,
+        f"grad_gain has shape {grad_gain.shape}, the gain's own shape: it sums grad_output * x-hat over all "
+        f"{int(np.prod(x.shape[:-1]))} rows. grad_x has the input's shape {grad_x.shape}.",
+        pitfalls=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
+    )
+
+
+# --- the optimizer and the block ---------------------------------------------
+
+POLICY_OPTIONS = (
+    "the RMSNorm formula contains a term that cancels weight decay",
+    "the optimizer decides from parameter names which ones are decayed; the formula never mentions decay",
+    "the gain has no gradient, so decay would be its only update",
+    "weight decay is applied inside the forward pass",
+)
+
+
+def _no_decay_policy() -> Solution:
+    layer = RMSNorm(len(X), EPS, evidence.GAIN_NAME)
+    usual = adamw_parameter_groups(layer.parameters())
+    decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
+    _, grad_gain = rms_norm_backward(X, G, EPS, UPSTREAM)
+    return Solution(
+        1,
+        f"The usual policy puts {evidence.GAIN_NAME} in the no-decay group {list(usual.no_decay)}; "
+        f"passing no_decay=[] moves it to the decay group {list(decayed.decay)} while the layer computes "
+        f"exactly the same output. The gain does get a gradient ({fmt(grad_gain)} in the worked example).",
+    )
+
+
+PLACEMENT_OPTIONS = (
+    "on the residual stream after the addition: h = RMSNorm(h + F(h))",
+    "at the input of the learned branch only: h = h + F(RMSNorm(h)), the identity path untouched",
+    "at the output of the learned branch: h = h + RMSNorm(F(h))",
+    "on both paths: h = RMSNorm(h) + F(RMSNorm(h))",
+)
+
+
+def _pre_norm_placement() -> Solution:
+    """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
+    block = PreNormBlock(len(X), seed=SHAPE_SEED)
+    x = np.array([X, evidence.ANCHOR])  # two positions of a sequence, width d = 2
+    trace = block.trace(x)
+    norm, branch = block.attention_norm, block.mixing
+    candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
+    matches = [index for index, h in enumerate(candidates) if np.array_equal(h, trace.h)]
+    if len(matches) != 1:
+        raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
+    return Solution(
+        matches[0],
+        "In the package's PreNormBlock the attention branch reads rows with mean square "
+        f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
+        f"keeps its own scale (mean squares {fmt(np.mean(np.square(x), axis=-1))} in, "
+        f"{fmt(np.mean(np.square(trace.h), axis=-1))} after the branch is added), because the identity path "
+        "is never normalized. LLaMA normalizes the input of each sublayer the same way.",
+    )
+
+
+# --- the reverse pass --------------------------------------------------------
+
+
+def _grad_x() -> Solution:
+    p = evidence.primary()
+    input_check, _ = evidence.gradient_checks(p)
+    return Solution(
+        tuple(p.grad_x.tolist()),
+        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {fmt(p.upstream * p.gain)}, "
+        f"giving {fmt(p.grad_x)}; central differences agree on {sum(c.passed for c in input_check.checks)} of "
+        f"{len(input_check.checks)} coordinates.",
+        pitfalls=(
+            (
+                tuple((p.forward.inverse_rms * p.upstream * p.gain).tolist()),
+                "That treats the RMS as a constant; x also moves the RMS, which adds a second term.",
+            ),
+        ),
+    )
+
+
+def _grad_gain() -> Solution:
+    p = evidence.primary()
+    _, gain_check = evidence.gradient_checks(p)
+    return Solution(
+        tuple(p.grad_gain.tolist()),
+        f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)} = {fmt(p.grad_gain)}; "
+        f"central differences agree on {sum(c.passed for c in gain_check.checks)} of "
+        f"{len(gain_check.checks)} coordinates.",
+        pitfalls=((tuple((p.upstream * p.forward.output).tolist()), "That uses y; the gain multiplies x-hat."),),
+    )
+
+
+def _exercises() -> tuple[Exercise, ...]:
+    x, g, tiny = _nums(X), _nums(G), _nums(TINY)
+    pair = Vector(len(X))
+    return (
+        Exercise(
+            "mean-square",
+            f"x = {x}. What is its mean square, mean(x**2)?",
+            Number(),
+            "Square each coordinate, add the squares, divide by the number of coordinates d.",
+            _mean_square,
+            TOLERANCE,
+        ),
+        Exercise(
+            "reciprocal-rms",
+            f"x = {x}, eps = {EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
+            Number(),
+            "Add eps to the mean square, take the square root, then take 1 over it.",
+            _reciprocal_rms,
+            TOLERANCE,
+        ),
+        Exercise(
+            "normalized",
+            f"x = {x}, eps = {EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
+            "before any gain? Six decimals.",
+            pair,
+            "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
+            _normalized,
+            TOLERANCE,
+        ),
+        Exercise(
+            "output",
+            f"Apply the gain g = {g} to that x-hat. What is the output y = g * x-hat? Six decimals.",
+            pair,
+            "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
+            _output,
+            TOLERANCE,
+        ),
+        Exercise(
+            "scaled-ideal",
+            f"With eps = 0, multiply x = {x} by {FACTOR:g}. What is x-hat of the scaled input, before the gain?",
+            pair,
+            "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
+            _scaled_ideal,
+            TOLERANCE,
+        ),
+        Exercise(
+            "tiny-normalized",
+            f"Now x = {tiny} and eps = {EPS:g}. What is x-hat, before the gain? Six decimals.",
+            pair,
+            "Compare the mean square of this x with eps before you take the square root.",
+            _tiny_normalized,
+            TOLERANCE,
+        ),
+        Exercise(
+            "tiny-scaled",
+            f"Keep eps = {EPS:g} and multiply x = {tiny} by {FACTOR:g}. What is x-hat of the scaled input? "
+            "Six decimals.",
+            pair,
+            f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
+            _tiny_scaled,
+            TOLERANCE,
+        ),
+        Exercise(
+            "eps-near-zero",
+            f"Why does a positive eps change x-hat of {tiny} so much more than x-hat of {x}?",
+            Choice(EPS_OPTIONS),
+            "Look at where eps enters the formula, and compare it with each vector's mean square.",
+            _eps_near_zero,
+        ),
+        Exercise(
+            "zero-row-positive-eps",
+            f"What does RMSNorm return for the all-zero row {_nums(evidence.ZERO_ROW)} with eps = {EPS:g}?",
+            Choice(ZERO_ROW_OPTIONS),
+            "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
+            _zero_row_positive_eps,
+        ),
+        Exercise(
+            "zero-row-zero-eps",
+            f"And for the all-zero row {_nums(evidence.ZERO_ROW)} with eps = 0?",
+            Choice(ZERO_ROW_OPTIONS),
+            "With eps = 0 the RMS of a zero row is 0; this package names a row it cannot normalize.",
+            _zero_row_zero_eps,
+        ),
+        Exercise(
+            "centering-and-batch",
+            "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
+            Choice(CENTERING_OPTIONS),
+            "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
+            _centering_and_batch,
+        ),
+        Exercise(
+            "output-shape",
+            f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. What is the shape of RMSNorm's output?",
+            Shape(),
+            "RMSNorm rescales each feature vector; does it add, drop or reorder any axis?",
+            _output_shape,
+        ),
+        Exercise(
+            "gain-gradient-shape",
+            f"For the same input of shape {list(BATCH_SHAPE)}, what is the shape of the gain's gradient?",
+            Shape(),
+            "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
+            _gain_gradient_shape,
+        ),
+        Exercise(
+            "no-decay-policy",
+            "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
+            Choice(POLICY_OPTIONS),
+            "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
+            _no_decay_policy,
+        ),
+        Exercise(
+            "pre-norm-placement",
+            "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
+            Choice(PLACEMENT_OPTIONS),
+            "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
+            _pre_norm_placement,
+        ),
+        Exercise(
+            "grad-x",
+            f"x = {x}, g = {g}, eps = {EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
+            "What is grad_x? Six decimals.",
+            pair,
+            "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
+            "grad_x = r * (u - x-hat * mean(u * x-hat)).",
+            _grad_x,
+            TOLERANCE,
+        ),
+        Exercise(
+            "grad-gain",
+            f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
+            pair,
+            "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+            _grad_gain,
+            TOLERANCE,
+        ),
+    )
+
+
+EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in _exercises()}
+
+
+def get(exercise_id: object) -> Exercise:
+    """The exercise with this id, or an error that suggests the nearest ids."""
+    if isinstance(exercise_id, str) and exercise_id in EXERCISES:
+        return EXERCISES[exercise_id]
+    near = difflib.get_close_matches(exercise_id, EXERCISES, n=3) if isinstance(exercise_id, str) else []
+    expected = f"did you mean {' or '.join(map(repr, near))}?" if near else f"expected one of {', '.join(EXERCISES)}"
+    raise UnknownExercise(f"there is no exercise {exercise_id!r}; {expected}")

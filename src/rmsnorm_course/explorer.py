@@ -1,0 +1,90 @@
+"""The scale/epsilon explorer's model: what the sliders show, computed by ``rms_norm``.
+
+The explorer multiplies a chosen vector x by a positive scale a and compares the
+RMS-rescaled vectors x-hat(x) and x-hat(a x) at a chosen eps. The ipywidgets
+front end and the book's static page both read this model, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .evidence import EPS, INPUT, TINY_INPUT
+from .report import fmt
+from .rmsnorm import rms_norm_forward
+
+SCALE_MIN, SCALE_MAX = 1e-4, 1e4
+EPS_CHOICES = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 1e-2)
+DEFAULT_SCALE, DEFAULT_EPS = 10.0, EPS
+
+
+def _feature_vector(width: int = 8, seed: int = 0) -> tuple[float, ...]:
+    """A seeded activation-like row, so the explorer shows more than two coordinates."""
+    return tuple(np.random.default_rng(seed).normal(size=width).round(3).tolist())
+
+
+VECTORS: dict[str, tuple[float, ...]] = {
+    "worked example [3, 4]": INPUT,
+    "tiny [0.0003, 0.0004]": TINY_INPUT,
+    "activation row (d = 8, seed 0)": _feature_vector(),
+}
+DEFAULT_VECTOR = "worked example [3, 4]"
+
+
+@dataclass(frozen=True)
+class ExplorerState:
+    """Everything the explorer displays for one setting of its controls."""
+
+    vector: str
+    scale: float
+    eps: float
+    x: np.ndarray
+    normalized: np.ndarray
+    scaled_normalized: np.ndarray
+    scaled_rms: float
+    scaled_normalized_mean_square: float
+
+    @property
+    def max_difference(self) -> float:
+        """max |x-hat(a x) - x-hat(x)|: zero in the eps = 0 ideal."""
+        return float(np.max(np.abs(self.scaled_normalized - self.normalized)))
+
+
+def explore(vector: str = DEFAULT_VECTOR, scale: float = DEFAULT_SCALE, eps: float = DEFAULT_EPS) -> ExplorerState:
+    """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` at ``eps``."""
+    x = np.array(VECTORS[vector], dtype=np.float64)
+    original = rms_norm_forward(x, None, eps)
+    scaled = rms_norm_forward(scale * x, None, eps)
+    return ExplorerState(
+        vector=vector,
+        scale=float(scale),
+        eps=float(eps),
+        x=x,
+        normalized=original.normalized,
+        scaled_normalized=scaled.normalized,
+        scaled_rms=float(np.sqrt(np.mean(np.square(scale * x)))),
+        scaled_normalized_mean_square=float(np.mean(np.square(scaled.normalized))),
+    )
+
+
+def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
+    """The numbers the explorer prints, as (label, text) pairs, in every front end."""
+    return [
+        ("scale a", f"{state.scale:.6g}"),
+        ("x-hat(x)", fmt(state.normalized)),
+        ("x-hat(a·x)", fmt(state.scaled_normalized)),
+        ("max |x-hat(a·x) - x-hat(x)|", f"{state.max_difference:.7g}"),
+        ("RMS of a·x", f"{state.scaled_rms:.6g}"),
+        ("mean of x-hat(a·x) squared", f"{state.scaled_normalized_mean_square:.6f}"),
+    ]
+
+
+def normalized_mean_square_curve(rms: np.ndarray, eps: float) -> np.ndarray:
+    """mean(x-hat**2) for inputs whose RMS is each value of ``rms`` (positive), by ``rms_norm`` itself.
+
+    A width-one row [r] has RMS r, so its x-hat**2 is the curve ms / (ms + eps) at ms = r**2.
+    """
+    rows = np.asarray(rms, dtype=np.float64)[:, None]
+    return np.square(rms_norm_forward(rows, None, eps).normalized[:, 0])

@@ -1,0 +1,243 @@
+"""Every figure in the chapter, drawn from computed values.
+
+Each function returns a closed matplotlib Figure (so a notebook shows it once,
+as the cell's value). Lines differ by style and marker as well as colour, so
+every figure reads in greyscale.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.rcParams.update({"svg.hashsalt": "rmsnorm-course", "figure.dpi": 100, "font.size": 10})
+
+import matplotlib.pyplot as plt  # noqa: E402  (after the rcParams that make output reproducible)
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
+
+from .comparison import ActivationComparison, PlacementCurves  # noqa: E402
+from .evidence import Primary  # noqa: E402
+from .explorer import ExplorerState, normalized_mean_square_curve  # noqa: E402
+from .report import fmt  # noqa: E402
+
+# A colour-blind-safe palette (Okabe and Ito), always paired with a line style.
+BLUE, ORANGE, GREEN, PURPLE, GREY = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
+STYLES = (("-", BLUE, "o"), ("--", ORANGE, "s"), (":", GREEN, "^"), ("-.", PURPLE, "D"))
+RMS_AXIS = np.logspace(-6, 3, 400)
+
+
+def _new(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
+    fig, axes = plt.subplots(1, columns, figsize=(width, height), layout="constrained", squeeze=False)
+    plt.close(fig)
+    return fig, list(axes[0])
+
+
+def normalized_mean_square_figure(eps_values=(1e-8, 1e-5, 1e-2), state: ExplorerState | None = None) -> Figure:
+    """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
+    fig, (ax,) = _new(6.4, 3.6)
+    _energy_axes(ax, eps_values, state)
+    return fig
+
+
+def _energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
+    for eps, (style, colour, _) in zip(eps_values, STYLES):
+        ax.plot(RMS_AXIS, normalized_mean_square_curve(RMS_AXIS, eps), style, color=colour, label=f"eps = {eps:g}")
+        if eps > 0:
+            ax.axvline(np.sqrt(eps), color=colour, linestyle=style, linewidth=0.6, alpha=0.6)
+    if state is not None:
+        ax.plot(
+            [state.scaled_rms],
+            [state.scaled_normalized_mean_square],
+            "X",
+            color="black",
+            markersize=10,
+            label=f"a·x: RMS {state.scaled_rms:.3g}",
+        )
+    ax.set_xscale("log")
+    ax.set_ylim(-0.03, 1.05)
+    ax.set_xlabel("RMS of the input (log scale)")
+    ax.set_ylabel("mean of x-hat squared")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+
+
+def explorer_figure(state: ExplorerState) -> Figure:
+    """The explorer's picture: x-hat of x beside x-hat of a·x, and where a·x sits on the curve."""
+    fig, (bars, curve) = _new(9.0, 3.4, columns=2)
+    index = np.arange(state.x.size)
+    bars.bar(index - 0.2, state.normalized, 0.4, color=BLUE, edgecolor="black", label="x-hat(x)")
+    bars.bar(
+        index + 0.2,
+        state.scaled_normalized,
+        0.4,
+        color="white",
+        edgecolor=ORANGE,
+        hatch="//",
+        label=f"x-hat(a·x), a = {state.scale:.3g}",
+    )
+    bars.axhline(0, color=GREY, linewidth=0.8)
+    bars.set_xticks(index)
+    bars.set_xlabel("coordinate i")
+    bars.set_ylabel("x-hat_i (before the gain)")
+    bars.set_title(f"eps = {state.eps:g}: max difference {state.max_difference:.3g}", fontsize=10)
+    bars.legend(fontsize=8)
+    _energy_axes(curve, (state.eps,), state)
+    return fig
+
+
+def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> Figure:
+    """Input, RMSNorm output and LayerNorm output of the same activations, overlapping."""
+    fig, (ax,) = _new(6.8, 3.6)
+    edges = np.linspace(-5, 7, bins + 1)
+    series = (("input", comparison.inputs), ("RMSNorm", comparison.rms_normed), ("LayerNorm", comparison.layer_normed))
+    for (label, values), (style, colour, _) in zip(series, STYLES):
+        ax.hist(
+            values.ravel(),
+            bins=edges,
+            density=True,
+            histtype="step",
+            linestyle=style,
+            color=colour,
+            linewidth=1.6,
+            label=f"{label} (mean {np.mean(values):.2f})",
+        )
+    ax.set_xlabel("activation value")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def eps_placement_figure(curves: PlacementCurves, eps: float) -> Figure:
+    """Output RMS and its slope near zero, eps inside versus outside the square root."""
+    fig, (values, slopes) = _new(9.0, 3.4, columns=2)
+    for ax, inside, outside, label in (
+        (values, curves.inside, curves.outside, "RMS of the output"),
+        (slopes, curves.inside_slope, curves.outside_slope, "slope d(output RMS) / d(input RMS)"),
+    ):
+        ax.plot(curves.rms, inside, "-", color=BLUE, label="inside: x / sqrt(ms + eps)")
+        ax.plot(curves.rms, outside, "--", color=ORANGE, label="outside: x / (sqrt(ms) + eps)")
+        ax.set_xscale("log")
+        ax.set_xlabel("RMS of the input (log scale)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    slopes.set_yscale("log")
+    values.legend(fontsize=8)
+    values.set_title(f"eps = {eps:g}", fontsize=10)
+    return fig
+
+
+def _box(ax, x, y, text, width=2.6, height=0.6, style="-", double=False, colour="white"):
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0.05",
+            facecolor=colour,
+            edgecolor="black",
+            linestyle=style,
+            linewidth=1.4,
+        )
+    )
+    if double:
+        inset = 0.07
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2 + inset, y - height / 2 + inset),
+                width - 2 * inset,
+                height - 2 * inset,
+                boxstyle="round,pad=0.05",
+                facecolor="none",
+                edgecolor="black",
+                linewidth=1.0,
+            )
+        )
+    ax.text(x, y, text, ha="center", va="center", fontsize=9)
+
+
+def _arrow(ax, start, end, style="-"):
+    ax.add_patch(
+        FancyArrowPatch(
+            start,
+            end,
+            arrowstyle="-|>",
+            mutation_scale=12,
+            linestyle=style,
+            color="black",
+            linewidth=1.2,
+            shrinkA=2,
+            shrinkB=2,
+        )
+    )
+
+
+def pre_norm_block_figure() -> Figure:
+    """The pre-norm residual block: identity path straight up, each learned branch behind an RMSNorm."""
+    fig, (ax,) = _new(6.0, 6.4)
+    ax.set_xlim(0, 8)
+    ax.set_ylim(0, 10)
+    ax.axis("off")
+    stream, branch = 2.0, 5.6
+    _box(ax, stream, 0.6, "x  (residual stream)", width=3.0)
+    _box(ax, branch, 2.2, "attention_norm\n(RMSNorm, gain g1)", colour="#DCEBF7")
+    _box(ax, branch, 3.6, "attention (mixing)")
+    _box(ax, stream, 4.6, "+", width=0.7)
+    _box(ax, stream, 5.6, "h", width=1.2)
+    _box(ax, branch, 6.4, "ffn_norm\n(RMSNorm, gain g2)", colour="#DCEBF7")
+    _box(ax, branch, 7.8, "feed-forward")
+    _box(ax, stream, 8.6, "+", width=0.7)
+    _box(ax, stream, 9.5, "out", width=1.2)
+    _arrow(ax, (stream, 0.9), (stream, 4.3))
+    _arrow(ax, (stream + 0.5, 0.9), (branch, 1.9))
+    _arrow(ax, (branch, 2.5), (branch, 3.3))
+    _arrow(ax, (branch, 3.9), (stream + 0.35, 4.6))
+    _arrow(ax, (stream, 4.9), (stream, 5.3))
+    _arrow(ax, (stream, 5.9), (stream, 8.3))
+    _arrow(ax, (stream + 0.6, 5.6), (branch, 6.1))
+    _arrow(ax, (branch, 6.7), (branch, 7.5))
+    _arrow(ax, (branch, 8.1), (stream + 0.35, 8.6))
+    _arrow(ax, (stream, 8.9), (stream, 9.2))
+    ax.text(stream - 0.25, 2.6, "identity path\n(not normalized)", ha="right", va="center", fontsize=8, style="italic")
+    ax.text(stream - 0.25, 7.1, "identity path", ha="right", va="center", fontsize=8, style="italic")
+    ax.text(branch + 1.4, 2.9, "learned branch", ha="left", va="center", fontsize=8, style="italic", rotation=90)
+    ax.text(branch + 1.4, 7.1, "learned branch", ha="left", va="center", fontsize=8, style="italic", rotation=90)
+    return fig
+
+
+def follow_one_vector_figure(primary: Primary) -> Figure:
+    """The worked example stage by stage, each box printing its computed values.
+
+    Vector states are told apart by border: solid for the input, dashed for the
+    RMS-rescaled vector, double for the gain-scaled output. Bar lengths are guides;
+    the printed numbers are the values.
+    """
+    f = primary.forward
+    stages = (
+        ("Input x", primary.x, "-", False, [f"x_{i} = {v:.6f}" for i, v in enumerate(primary.x)]),
+        ("Mean square", None, "-", False, [f"m2 = {fmt(f.mean_square)}"]),
+        ("Reciprocal RMS", None, "-", False, [f"1/rms = {fmt(f.inverse_rms)}", f"eps = {primary.eps:g}"]),
+        ("RMS-rescaled x-hat", f.normalized, "--", False, [f"x-hat_{i} = {v:.6f}" for i, v in enumerate(f.normalized)]),
+        ("Learned gain g", primary.gain, "-", False, [f"g_{i} = {v:.6f}" for i, v in enumerate(primary.gain)]),
+        ("Output y = g * x-hat", f.output, "-", True, [f"y_{i} = {v:.6f}" for i, v in enumerate(f.output)]),
+    )
+    fig, (ax,) = _new(11.5, 3.3)
+    ax.set_xlim(0, 6 * 1.9)
+    ax.set_ylim(0, 3.2)
+    ax.axis("off")
+    largest = max(float(np.max(np.abs(values))) for _, values, *_ in stages if values is not None)
+    for column, (title, values, style, double, lines) in enumerate(stages):
+        left = column * 1.9 + 0.1
+        ax.add_patch(Rectangle((left, 0.2), 1.7, 2.5, fill=False, linestyle=style, linewidth=1.6))
+        if double:
+            ax.add_patch(Rectangle((left + 0.06, 0.26), 1.58, 2.38, fill=False, linewidth=1.0))
+        ax.text(left + 0.85, 2.95, title, ha="center", va="center", fontsize=9, weight="bold")
+        for row, line in enumerate(lines):
+            ax.text(left + 0.12, 2.35 - row * 0.62, line, ha="left", va="center", fontsize=8.5, family="monospace")
+            if values is not None:
+                length = 1.46 * abs(float(values[row])) / largest
+                ax.add_patch(Rectangle((left + 0.12, 2.0 - row * 0.62), length, 0.14, color=GREY, alpha=0.5))
+        if column < len(stages) - 1:
+            _arrow(ax, (left + 1.72, 1.45), (left + 1.98, 1.45))
+    return fig

@@ -1,0 +1,157 @@
+"""Answer files: the TOML a student fills in, read as data and graded one exercise at a time.
+
+The file is parsed as TOML, never executed and never written to. Problems are
+reported with the exercise id or the line they concern: a file that is not valid
+TOML, a key that names no exercise, an answer of the wrong kind, a blank answer.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import exercises
+from .errors import AnswersFileError, UnknownExercise
+from .exercises import EXERCISES, Exercise
+from .feedback import Outcome, Verdict, judge
+from .kinds import Choice
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
+
+BLANK = '""'
+_KEY = re.compile(r"""^\s*\[*\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*[=\].]""")
+
+
+def read_answers(path: str | Path) -> dict[str, object]:
+    """Parse an answers file as TOML data; ``AnswersFileError`` says why one cannot be read."""
+    return _parse(_text(Path(path)), Path(path))
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise AnswersFileError(f"cannot open {path}: {error.strerror}; expected a readable TOML file") from None
+    except UnicodeDecodeError:
+        raise AnswersFileError(f"{path} is not UTF-8 text; expected a TOML file") from None
+
+
+def _parse(text: str, path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise AnswersFileError(
+            f'{path} is not valid TOML: {error}; expected one answer per line, like  mean-square = 0.5  or  id = ""'
+        ) from None
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The line (from 1) where each top-level key or table first appears, for messages."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _KEY.match(line)
+        if match:
+            lines.setdefault(next(group for group in match.groups() if group is not None), number)
+    return lines
+
+
+@dataclass(frozen=True)
+class AnswerSheet:
+    """One student's answers, or the reason the file could not be read."""
+
+    path: Path
+    answers: Mapping[str, object] = field(default_factory=dict)
+    lines: Mapping[str, int] = field(default_factory=dict)
+    unreadable: str | None = None
+
+    @classmethod
+    def read(cls, path: str | Path) -> AnswerSheet:
+        """Read a sheet; a file that cannot be read becomes a sheet that says why."""
+        path = Path(path)
+        try:
+            text = _text(path)
+            return cls(path, _parse(text, path), key_lines(text))
+        except AnswersFileError as error:
+            return cls(path, unreadable=str(error))
+
+    def where(self, key: str) -> str:
+        return f"{key} (line {self.lines[key]})" if key in self.lines else key
+
+    def unknown_ids(self) -> list[str]:
+        """A message for every key that names no exercise, with the nearest ids."""
+        messages = []
+        for key in self.answers:
+            try:
+                exercises.get(key)
+            except UnknownExercise as error:
+                line = f"line {self.lines[key]}: " if key in self.lines else ""
+                messages.append(f"{self.path}, {line}{error}")
+        return messages
+
+    def grade(self, exercise_id: str) -> Verdict:
+        """The verdict on one exercise; a file that could not be read grades nothing."""
+        exercise = exercises.get(exercise_id)
+        if self.unreadable is not None:
+            return Verdict(exercise.id, Outcome.UNREADABLE, f"not graded, because {self.unreadable}")
+        return judge(exercise, self.answers.get(exercise.id))
+
+    def explain(self, verdict: Verdict) -> str:
+        """One paragraph for the grader's report: the id, the line, and the verdict's words."""
+        where = self.where(verdict.exercise_id)
+        if self.unreadable is not None:
+            return f"{verdict.exercise_id}: {verdict.message}"
+        if verdict.outcome is Outcome.NOT_ANSWERED:
+            prompt = exercises.get(verdict.exercise_id).prompt
+            return f"{where}: not answered. {prompt} Write your answer after `{verdict.exercise_id} =`."
+        if verdict.outcome is Outcome.UNREADABLE:
+            return f"{where}: cannot read this answer: {verdict.message}"
+        if verdict.outcome is Outcome.WRONG:
+            return f"{where}: {verdict.answer} is not right. {verdict.message}"
+        return f"{where}: correct."
+
+
+def answers_file(solutions: bool = False) -> str:
+    """The answers file: blank for students, or filled with the computed reference answers."""
+    if solutions:
+        header = [
+            "Reference answers to the RMSNorm exercises, computed by rmsnorm_course.",
+            "Grade this file with:  pytest exercises --answers PATH",
+        ]
+    else:
+        header = [
+            "Predict, then check: your answers to the RMSNorm exercises.",
+            "",
+            'Replace each "" with your prediction, then grade this file:',
+            "    pytest exercises                    grades exercises/answers.toml",
+            "    pytest exercises --answers PATH     grades another file",
+            'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
+            'An answer left as "" is graded as not answered. The grader reads this file as data (TOML):',
+            "it never runs it and never changes it.",
+        ]
+    blocks = ["\n".join(_comment(line) for line in header)]
+    for number, exercise in enumerate(EXERCISES.values(), start=1):
+        blocks.append(_entry(number, exercise, solutions))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _comment(text: str, indent: str = "") -> str:
+    if not text:
+        return "#"
+    return "\n".join(textwrap.wrap(text, 98, initial_indent=f"# {indent}", subsequent_indent=f"# {indent}   "))
+
+
+def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
+    kind = exercise.kind
+    lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
+    if isinstance(kind, Choice):
+        lines += [_comment(kind.show(index), "  ") for index in range(len(kind.options))]
+    value = kind.toml(exercise.solve().answer) if solutions else BLANK
+    lines.append(f"{exercise.id} = {value}")
+    return "\n".join(lines)

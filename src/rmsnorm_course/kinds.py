@@ -1,0 +1,199 @@
+"""The four kinds of answer an exercise takes, and how each reads what a person typed.
+
+People type 12 for 12.0, a list, tuple or array for a vector, a tuple or list for a
+shape, and a letter or the option's own words for a choice. Each kind reads those
+forms into one plain value, compares it with the reference, and writes it as TOML.
+Anything else raises ``AnswerKindError`` with a message saying what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import AnswerKindError
+
+
+def _described(raw: object) -> str:
+    """Name what a person handed in, without judging it: ``the text 'twelve'``, ``a list of 3 values``."""
+    if isinstance(raw, str):
+        return f"the text {raw!r}"
+    if isinstance(raw, bool):
+        return f"the truth value {raw}"
+    if isinstance(raw, np.ndarray):
+        return f"an array of shape {raw.shape}"
+    if isinstance(raw, (list, tuple)):
+        return f"a {type(raw).__name__} of {len(raw)} value{'s' * (len(raw) != 1)}"
+    if isinstance(raw, dict):
+        return "a table"
+    return f"{raw!r}"
+
+
+def _is_whole(raw: object) -> bool:
+    return isinstance(raw, (int, np.integer)) and not isinstance(raw, (bool, np.bool_))
+
+
+def _is_real(raw: object) -> bool:
+    return _is_whole(raw) or isinstance(raw, (float, np.floating))
+
+
+def _items(raw: object, what: str) -> list[object]:
+    """The entries of a flat list, tuple or rank-one array; anything else is the wrong kind."""
+    if isinstance(raw, np.ndarray):
+        if raw.ndim != 1:
+            raise AnswerKindError(f"expected {what}, got an array of shape {raw.shape}")
+        return raw.tolist()
+    if isinstance(raw, (list, tuple)):
+        return list(raw)
+    raise AnswerKindError(f"expected {what}, got {_described(raw)}")
+
+
+@dataclass(frozen=True)
+class Number:
+    """One real number; ints count as floats."""
+
+    name = "number"
+
+    def describe(self) -> str:
+        return "a number, like 0.5"
+
+    def read(self, raw: object) -> float:
+        if isinstance(raw, np.ndarray) and raw.ndim == 0:
+            raw = raw.item()
+        if _is_real(raw):
+            return float(raw)
+        if isinstance(raw, str) and _looks_numeric(raw):
+            raise AnswerKindError(f"expected a number, got {_described(raw)}; write the number without quotes")
+        raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}")
+
+    def agrees(self, given: float, expected: float, tolerance: float) -> bool:
+        return math.isfinite(given) and abs(given - expected) <= tolerance
+
+    def show(self, value: float) -> str:
+        return f"{value:.6g}"
+
+    def toml(self, value: float) -> str:
+        return repr(round(float(value), 6))
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A fixed number of real numbers: one per feature."""
+
+    length: int
+    name = "vector"
+
+    def describe(self) -> str:
+        example = ", ".join(["0.5", "-1.25", "2.0", "0.75"][: self.length])
+        return f"a list of {self.length} numbers, like [{example}]"
+
+    def read(self, raw: object) -> tuple[float, ...]:
+        items = _items(raw, self.describe())
+        if len(items) != self.length:
+            raise AnswerKindError(f"expected {self.describe()}, got {len(items)} value{'s' * (len(items) != 1)}")
+        values = []
+        for position, item in enumerate(items):
+            if not _is_real(item):
+                raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
+            values.append(float(item))
+        return tuple(values)
+
+    def agrees(self, given: Sequence[float], expected: Sequence[float], tolerance: float) -> bool:
+        return all(Number().agrees(g, e, tolerance) for g, e in zip(given, expected))
+
+    def show(self, value: Sequence[float]) -> str:
+        return "[" + ", ".join(f"{v:.6f}" for v in value) + "]"
+
+    def toml(self, value: Sequence[float]) -> str:
+        return "[" + ", ".join(Number().toml(v) for v in value) + "]"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An array shape: whole numbers, one per axis. A bare whole number is a one-axis shape."""
+
+    name = "shape"
+
+    def describe(self) -> str:
+        return "a list of whole numbers, one per axis, like [4, 7]"
+
+    def read(self, raw: object) -> tuple[int, ...]:
+        if _is_whole(raw):
+            raw = [raw]
+        items = _items(raw, self.describe())
+        for position, item in enumerate(items):
+            if not _is_whole(item) or item < 0:
+                raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
+        return tuple(int(item) for item in items)
+
+    def agrees(self, given: tuple[int, ...], expected: tuple[int, ...], tolerance: float | None = None) -> bool:
+        return tuple(given) == tuple(expected)
+
+    def show(self, value: Sequence[int]) -> str:
+        return str(tuple(value))
+
+    def toml(self, value: Sequence[int]) -> str:
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a few options, answered by its letter (A, B, ...) or by its words."""
+
+    options: tuple[str, ...]
+    name = "choice"
+
+    @property
+    def letters(self) -> str:
+        return string.ascii_uppercase[: len(self.options)]
+
+    def describe(self) -> str:
+        return f"a letter from {self.letters[0]} to {self.letters[-1]} in quotes, or the words of an option"
+
+    def read(self, raw: object) -> int:
+        if not isinstance(raw, str):
+            hint = "; answer with the option's letter in quotes" if _is_whole(raw) else ""
+            raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}{hint}")
+        letter = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]?\s*", raw)
+        if letter and letter.group(1).upper() in self.letters:
+            return self.letters.index(letter.group(1).upper())
+        labelled = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]\s+(.+)", raw)  # "B) the words", as the list shows it
+        if labelled and labelled.group(1).upper() in self.letters:
+            index = self.letters.index(labelled.group(1).upper())
+            if _plain_words(labelled.group(2)) == _plain_words(self.options[index]):
+                return index
+        wanted = _plain_words(raw)
+        for index, option in enumerate(self.options):
+            if _plain_words(option) == wanted:
+                return index
+        raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}")
+
+    def agrees(self, given: int, expected: int, tolerance: float | None = None) -> bool:
+        return given == expected
+
+    def show(self, value: int) -> str:
+        return f"{self.letters[value]}) {self.options[value]}"
+
+    def toml(self, value: int) -> str:
+        return f'"{self.letters[value]}"'
+
+
+Kind = Number | Vector | Shape | Choice
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_words(text: str) -> str:
+    """Compare option texts the way a person reads them: case, spacing and a final full stop aside."""
+    return " ".join(text.casefold().split()).rstrip(".")

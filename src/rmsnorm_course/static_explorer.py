@@ -1,0 +1,96 @@
+"""The explorer for readers without a kernel: HTML controls and a few lines of JavaScript.
+
+The JavaScript (``static/explorer.js``) computes x-hat = x / sqrt(mean(x**2) + eps)
+in the browser. This module writes the page fragment around it: the controls, the
+readouts and figure for the default setting (so the page shows real values even
+with scripts off), and ``rms_norm``'s own values at a few settings, which the
+script checks itself against on load.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from importlib.resources import files
+
+from matplotlib.figure import Figure
+
+from .explorer import EPS_CHOICES, SCALE_MAX, SCALE_MIN, VECTORS, ExplorerState, explore, readout_rows
+from .figures import explorer_figure
+
+CHECK_SETTINGS = (
+    ("worked example [3, 4]", 10.0, 1e-5),
+    ("worked example [3, 4]", 1e-4, 0.0),
+    ("tiny [0.0003, 0.0004]", 10.0, 1e-5),
+    ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
+    ("activation row (d = 8, seed 0)", 0.037, 1e-6),
+)
+LIVE_VERSION = (
+    "This explorer runs in your browser. The same explorer with Python behind it "
+    "(ipywidgets) runs in Jupyter: open this page on Binder with the rocket icon at "
+    "the top, or run <code>book/scale-and-epsilon.md</code> locally."
+)
+
+
+def png_bytes(fig: Figure) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def check_values(vector: str, scale: float, eps: float) -> dict[str, object]:
+    """``rms_norm``'s values at one setting, for the script to compare itself with."""
+    state = explore(vector, scale, eps)
+    return {
+        "vector": vector,
+        "scale": scale,
+        "eps": eps,
+        "normalized": state.normalized.tolist(),
+        "scaled_normalized": state.scaled_normalized.tolist(),
+        "max_difference": state.max_difference,
+        "scaled_rms": state.scaled_rms,
+    }
+
+
+def static_explorer_html(state: ExplorerState | None = None) -> str:
+    """The kernel-free explorer, starting at ``state`` (the defaults if None)."""
+    state = state or explore()
+    config = {"vectors": VECTORS, "checks": [check_values(*setting) for setting in CHECK_SETTINGS]}
+    config_json = json.dumps(config).replace("</", "<\\/")  # never close the script tag early
+    vector_options = "".join(
+        f"<option value='{html.escape(name, quote=True)}'{' selected' if name == state.vector else ''}>"
+        f"{html.escape(name)}</option>"
+        for name in VECTORS
+    )
+    eps_options = "".join(
+        f"<option value='{eps!r}'{' selected' if eps == state.eps else ''}>{eps:g}</option>" for eps in EPS_CHOICES
+    )
+    rows = "".join(
+        f"<tr><th scope='row'>{html.escape(label)}</th>"
+        f"<td><code data-readout='{i}'>{html.escape(text)}</code></td></tr>"
+        for i, (label, text) in enumerate(readout_rows(state))
+    )
+    figure = base64.b64encode(png_bytes(explorer_figure(state))).decode("ascii")
+    script = files("rmsnorm_course").joinpath("static/explorer.js").read_text()
+    return f"""<div class="rmsnorm-explorer">
+<p class="rmsnorm-explorer-note">{LIVE_VERSION}</p>
+<form class="rmsnorm-explorer-controls" onsubmit="return false">
+<label>input x <select data-control="vector">{vector_options}</select></label>
+<label>scale a, log<sub>10</sub> <input type="range" data-control="scale" min="{math.log10(SCALE_MIN):g}"
+ max="{math.log10(SCALE_MAX):g}" step="0.01" value="{math.log10(state.scale):.2f}"
+ aria-valuetext="a = {state.scale:.6g}"></label>
+<label>eps <select data-control="eps">{eps_options}</select></label>
+</form>
+<table class="rmsnorm-explorer-readouts">{rows}</table>
+<img data-role="static-figure" src="data:image/png;base64,{figure}" width="900" style="max-width:100%;height:auto"
+ alt="x-hat of x beside x-hat of a times x for the default setting, and the mean of x-hat squared against the
+ input's RMS with a marker at a times x.">
+<svg viewBox="0 0 420 220" width="420" height="220" role="img" hidden
+ aria-label="mean of x-hat squared against the RMS of the input, with a marker at a times x"></svg>
+<script type="application/json">{config_json}</script>
+<script>{script}</script>
+</div>"""

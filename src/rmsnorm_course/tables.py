@@ -1,0 +1,57 @@
+"""Tables for the book, as Markdown so they read the same in Jupyter and in the HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from IPython.display import Markdown
+
+from .comparison import IMPLEMENTATIONS, Statistics
+from .evidence import ANCHOR, COMPANION, Evidence, History
+from .report import fmt
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Markdown:
+    """A GitHub-style Markdown table; pipes inside cells are escaped."""
+
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(map(cell, headers)) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+    return Markdown("\n".join(lines))
+
+
+def history_table(history: History) -> Markdown:
+    return markdown_table(
+        [f"output for anchor {fmt(ANCHOR)}", f"batch companion {fmt(COMPANION)}", f"batch companion {fmt(ANCHOR)}"],
+        [
+            ["BatchNorm (training mode)", fmt(history.batch_with_companion), fmt(history.batch_with_itself)],
+            ["LayerNorm", fmt(history.layer_norm_with_companion), fmt(history.layer_norm_with_itself)],
+            ["RMSNorm (eps = 0)", fmt(history.rms_norm_with_companion), fmt(history.rms_norm_with_itself)],
+        ],
+    )
+
+
+def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
+    return markdown_table(
+        ["values", "mean", "standard deviation", "RMS"],
+        [[name, f"{s.mean:.6f}", f"{s.std:.6f}", f"{s.rms:.6f}"] for name, s in statistics.items()],
+    )
+
+
+def implementations_table() -> Markdown:
+    return markdown_table(
+        ["implementation", "default eps", "where eps goes", "computed in"],
+        [[i.name, i.eps, f"`{i.placement}`", i.precision] for i in IMPLEMENTATIONS],
+    )
+
+
+def rejections_table(evidence: Evidence) -> Markdown:
+    return markdown_table(
+        ["boundary", "request", "error", "message"],
+        [
+            [f"`{r.case.label}`", r.case.request, f"`{r.raised.__name__ if r.raised else 'accepted'}`", r.message]
+            for r in evidence.rejections
+        ],
+    )

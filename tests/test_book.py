@@ -1,0 +1,149 @@
+"""The built HTML book: every page there, no errors shown, images present, computed numbers in the text.
+
+`make test` builds the book first; these tests read `_build/html`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from rmsnorm_course import evidence
+from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.feedback import reference
+from rmsnorm_course.report import fmt
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+
+
+def toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [entry["file"] for entry in toc.get("chapters", [])]
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, BeautifulSoup]:
+    if not (HTML / "index.html").exists():
+        pytest.fail("the book is not built: run `make book` (make test does it first)")
+    return {page: BeautifulSoup((HTML / f"{page}.html").read_text(), "html.parser") for page in toc_pages()}
+
+
+def text_of(soup: BeautifulSoup) -> str:
+    main = soup.find("main") or soup
+    # Sphinx typesets straight quotes as curly ones; compare the words, not the typography.
+    return " ".join(
+        main.get_text(" ")
+        .replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+        .split()
+    )
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_every_toc_page_is_built(page):
+    assert (HTML / f"{page}.html").is_file()
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_no_error_output_or_traceback(pages, page):
+    soup = pages[page]
+    assert "Traceback (most recent call last)" not in soup.get_text()
+    assert not soup.select(".output.traceback, .output.stderr, div.cell_output .traceback")
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_every_image_exists_and_has_alt_text(pages, page):
+    for image in pages[page].find_all("img"):
+        source = image.get("src", "")
+        assert not source.startswith(("http://", "https://", "//")), source
+        if not source.startswith("data:"):
+            assert (HTML / Path(page).parent / source).resolve().is_file(), source
+        assert image.get("alt", "").strip(), f"image without alt text: {source}"
+
+
+def test_title_and_author_are_the_projects(pages):
+    index = pages["book/index"]
+    assert "RMSNorm" in index.title.get_text()
+    assert "The RMSNorm course authors" in index.get_text()
+
+
+def expected_values() -> dict[str, list[str]]:
+    p, h = evidence.primary(), evidence.history()
+    _, production, near_zero = evidence.scale_cards()
+    return {
+        "book/predict": [
+            fmt(p.forward.mean_square[0]),
+            fmt(p.forward.inverse_rms[0]),
+            fmt(p.forward.normalized),
+            fmt(p.forward.output),
+            f"{near_zero.max_difference:.6f}",
+            fmt(near_zero.original),
+            fmt(near_zero.scaled),
+        ],
+        "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), fmt(p.upstream)],
+        "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
+        "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
+        "book/scale-and-epsilon": [f"{production.max_difference:.6g}", fmt(near_zero.scaled)],
+        "book/follow-one-vector": [fmt(p.x), fmt(p.forward.output)],
+    }
+
+
+@pytest.mark.parametrize(("page", "values"), expected_values().items())
+def test_glued_values_appear_in_the_text(pages, page, values):
+    text = text_of(pages[page])
+    for value in values:
+        assert value in text, f"{value} missing from {page}"
+
+
+def test_every_boundary_message_is_on_the_boundaries_page(pages):
+    text = text_of(pages["book/boundaries"])
+    for rejection in evidence.collect().rejections:
+        assert " ".join(rejection.message.split()) in text
+
+
+def test_bibliography_lists_the_four_papers(pages):
+    text = text_of(pages["book/references"]).lower()
+    for title in ("batch normalization", "layer normalization", "root mean square layer normalization", "llama"):
+        assert title in text
+
+
+def test_implementation_page_shows_the_source_as_it_is(pages):
+    code = pages["book/implementation"].get_text()
+    source = (ROOT / "src" / "rmsnorm_course" / "rmsnorm.py").read_text()
+    start = source.index("def rms_norm_forward")
+    first_lines = source[start : source.index('"""', start)].strip()
+    assert " ".join(first_lines.split()) in " ".join(code.split())
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_no_page_loads_anything_from_another_host(pages, page):
+    soup = pages[page]
+    for tag, attribute in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src")):
+        for element in soup.find_all(tag):
+            target = element.get(attribute, "")
+            if tag == "link" and "stylesheet" not in element.get("rel", []) and "icon" not in element.get("rel", []):
+                continue
+            assert not target.startswith(("http://", "https://", "//")), f"{tag} {target}"
+    assert "THEBE_JS_URL" not in str(soup)
+
+
+def test_mathjax_is_served_from_the_book():
+    assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_the_exercise_page_checks_every_exercise_and_folds_its_reference_answer(pages):
+    """Every exercise has its check cell; its reference answer shows only inside a dropdown."""
+    soup = BeautifulSoup((HTML / "book" / "exercises.html").read_text(), "html.parser")  # a copy: details come out
+    code = " ".join(block.get_text() for block in soup.select("div.cell_input"))
+    folded = [details.extract() for details in soup.find_all("details")]
+    inside, outside = " ".join(text_of(details) for details in folded), text_of(soup)
+    for exercise_id in EXERCISES:
+        assert f'check("{exercise_id}", ...)' in code
+        shown = f"{exercise_id} = {reference(exercise_id).answer}"
+        assert shown in inside and shown not in outside

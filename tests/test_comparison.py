@@ -1,0 +1,59 @@
+"""RMSNorm against LayerNorm on activations, and the two placements of eps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course.comparison import (
+    IMPLEMENTATIONS,
+    activation_comparison,
+    placement_curves,
+    rms_norm_eps_outside,
+)
+from rmsnorm_course.gradcheck import numeric_gradient
+
+
+def test_activation_statistics_on_a_small_seeded_batch():
+    comparison = activation_comparison(shape=(4, 8, 64), offset=1.5, seed=3)
+    stats = comparison.statistics()
+    assert stats["input"].mean == pytest.approx(1.5, abs=0.1)
+    assert stats["RMSNorm"].rms == pytest.approx(1.0, abs=1e-5)
+    assert stats["LayerNorm"].mean == pytest.approx(0.0, abs=1e-12)
+    assert stats["LayerNorm"].std == pytest.approx(1.0, abs=1e-5)
+    # RMSNorm keeps the offset: its mean is the input's mean over its RMS, row by row.
+    rows = comparison.inputs.reshape(-1, 64)
+    expected = np.mean(rows.mean(axis=1) / np.sqrt(np.mean(rows**2, axis=1) + 1e-6))
+    assert stats["RMSNorm"].mean == pytest.approx(expected, rel=1e-12)
+
+
+def test_same_seed_same_numbers():
+    a, b = activation_comparison(shape=(2, 3, 8)), activation_comparison(shape=(2, 3, 8))
+    assert np.array_equal(a.rms_normed, b.rms_normed)
+
+
+def test_eps_outside_formula():
+    np.testing.assert_allclose(rms_norm_eps_outside([3.0, 4.0], 0.5), np.array([3.0, 4.0]) / (np.sqrt(12.5) + 0.5))
+
+
+def test_placement_values_and_slopes():
+    eps = 1e-5
+    r = np.array([1e-6, 1e-3, 1.0])
+    curves = placement_curves(r, eps)
+    np.testing.assert_allclose(curves.inside, r / np.sqrt(r**2 + eps), rtol=1e-14)
+    np.testing.assert_allclose(curves.outside, r / (r + eps), rtol=1e-14)
+    for i, rv in enumerate(r):
+        h = rv * 1e-4
+        inside = numeric_gradient(lambda t: float(t[0] / np.sqrt(t[0] ** 2 + eps)), [rv], h)[0]
+        outside = numeric_gradient(lambda t: float(t[0] / (t[0] + eps)), [rv], h)[0]
+        assert curves.inside_slope[i] == pytest.approx(inside, rel=1e-6)
+        assert curves.outside_slope[i] == pytest.approx(outside, rel=1e-6)
+    # Near zero the slopes approach 1/sqrt(eps) inside and 1/eps outside.
+    assert curves.inside_slope[0] == pytest.approx(1 / np.sqrt(eps), rel=1e-6)
+    assert curves.outside_slope[0] == pytest.approx(1 / eps, rel=0.2)
+
+
+def test_implementations_table_names_each_placement():
+    placements = {i.name: i.placement.split(":")[0] for i in IMPLEMENTATIONS}
+    assert placements["original paper's code (Zhang & Sennrich)"] == "outside"
+    assert placements["LLaMA reference model"] == "inside"

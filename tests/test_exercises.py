@@ -1,0 +1,149 @@
+"""The exercise registry: every prediction of the chapter, solved by the package, never typed in."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+from leaks import expected_renderings
+
+from rmsnorm_course import RMSNormError, exercises
+from rmsnorm_course.errors import UnknownExercise
+from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.kinds import Choice, Number, Shape, Vector
+
+# The seed chapter's printed values, typed here from the seed (not from the package).
+SEED = {
+    "mean-square": 12.5,
+    "reciprocal-rms": 0.282843,
+    "normalized": (0.848528, 1.131370),
+    "output": (1.272792, 0.565685),
+    "scaled-ideal": (0.848528, 1.131371),
+    "tiny-normalized": (0.094281, 0.125708),
+    "tiny-scaled": (0.632456, 0.843274),
+    "grad-x": (0.407293, -0.305470),
+    "grad-gain": (0.848528, -2.262741),
+    "output-shape": (2, 5, 3),  # the prompt's [B, T, d]
+    "gain-gradient-shape": (3,),
+}
+# The seed's "Check the predictions", as the words of the right option.
+SEED_CHOICES = {
+    "eps-near-zero": "does not grow with the signal",
+    "zero-row-positive-eps": "a row of zeros",
+    "zero-row-zero-eps": "rejected with an error",
+    "centering-and-batch": "neither",
+    "no-decay-policy": "the optimizer decides",
+    "pre-norm-placement": "h = h + F(RMSNorm(h))",
+}
+
+
+def test_there_are_at_least_fourteen_exercises_covering_every_kind():
+    assert len(EXERCISES) >= 14
+    assert {type(e.kind) for e in EXERCISES.values()} == {Number, Vector, Shape, Choice}
+
+
+def test_every_prediction_of_the_issue_has_an_exercise():
+    assert set(SEED) | set(SEED_CHOICES) <= set(EXERCISES)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_each_exercise_is_complete(exercise):
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", exercise.id)
+    assert exercise.prompt.endswith(("?", ".")) and exercise.hint and exercise.solve().explanation
+    numeric = isinstance(exercise.kind, (Number, Vector))
+    assert (exercise.tolerance is not None) == numeric
+    if numeric:
+        assert 0 < exercise.tolerance <= 1e-5
+
+
+@pytest.mark.parametrize(("exercise_id", "seed"), SEED.items())
+def test_reference_answers_match_the_seed(exercise_id, seed):
+    answer = EXERCISES[exercise_id].solve().answer
+    if isinstance(seed, tuple) and all(isinstance(v, int) for v in seed):
+        assert tuple(answer) == seed
+    else:
+        np.testing.assert_allclose(answer, seed, atol=5e-7)
+
+
+@pytest.mark.parametrize(("exercise_id", "words"), SEED_CHOICES.items())
+def test_choices_pick_the_seed_answer(exercise_id, words):
+    exercise = EXERCISES[exercise_id]
+    assert words in exercise.kind.options[exercise.solve().answer]
+
+
+def test_the_zero_row_choices_come_from_running_rmsnorm(monkeypatch):
+    """If RMSNorm returned NaN for an all-zero row, the reference answer would follow it."""
+    monkeypatch.setattr(exercises, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
+    for exercise_id in ("zero-row-positive-eps", "zero-row-zero-eps"):
+        exercise = EXERCISES[exercise_id]
+        assert exercise.kind.options[exercise.solve().answer] == "a row of NaN"
+
+
+def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
+    real = exercises.evidence.history()
+    centered = exercises.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
+    monkeypatch.setattr(exercises.evidence, "history", lambda: centered)
+    exercise = EXERCISES["centering-and-batch"]
+    assert exercise.kind.options[exercise.solve().answer].startswith("it subtracts the feature mean and uses")
+
+
+def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):
+    """A block that normalized the residual stream after the addition would make option A right."""
+
+    class PostNormBlock(exercises.PreNormBlock):
+        def trace(self, x):
+            real = super().trace(x)
+            return dataclasses.replace(real, h=self.attention_norm(real.x + self.mixing(real.x)))
+
+    monkeypatch.setattr(exercises, "PreNormBlock", PostNormBlock)
+    exercise = EXERCISES["pre-norm-placement"]
+    assert exercise.kind.options[exercise.solve().answer].startswith("on the residual stream after the addition")
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "evidence"),
+    [
+        ("eps-near-zero", ["0.717566", "4.48e-07", "1.25e-07"]),
+        ("zero-row-positive-eps", ["returned [0.000000, 0.000000]"]),
+        ("zero-row-zero-eps", ["raised ZeroEnergyRow", "row 0 is all zeros"]),
+        ("centering-and-batch", ["0.894427", "[0.447214, 1.341641]", "[-0.999999, -0.999999]"]),
+        ("no-decay-policy", ["no-decay group ['decoder.block.0.attention_norm.gain']", "[0.848528, -2.262741]"]),
+        ("pre-norm-placement", ["[0.999999, 0.999998]", "[12.500000, 5.000000]"]),
+        ("grad-x", ["[0.407293, -0.305470]", "2 of 2"]),
+        ("mean-square", ["(3^2 + 4^2) / 2 = 12.5"]),
+    ],
+)
+def test_explanations_quote_the_computed_evidence(exercise_id, evidence):
+    explanation = EXERCISES[exercise_id].solve().explanation
+    for fragment in evidence:
+        assert fragment in explanation
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_hints_and_pitfall_notes_never_state_the_answer(exercise):
+    texts = [exercise.hint, *(note for _, note in exercise.solve().pitfalls)]
+    for text in texts:
+        for rendering in expected_renderings(exercise):
+            assert rendering not in text
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_a_pitfall_is_never_the_right_answer(exercise):
+    solution = exercise.solve()
+    for value, _ in solution.pitfalls:
+        assert not exercise.kind.agrees(exercise.kind.read(value), solution.answer, exercise.tolerance)
+
+
+def test_solving_twice_gives_the_same_answer():
+    for exercise in EXERCISES.values():
+        assert exercise.solve() == exercise.solve()
+
+
+def test_an_unknown_id_names_the_nearest_exercises():
+    with pytest.raises(UnknownExercise, match="did you mean 'mean-square'") as caught:
+        exercises.get("mean-sqare")
+    assert isinstance(caught.value, RMSNormError) and caught.value.boundary == "unknown-exercise"
+    with pytest.raises(UnknownExercise, match="expected one of mean-square, reciprocal-rms"):
+        exercises.get(42)

@@ -1,0 +1,37 @@
+"""The explorer's model: readouts against rms_norm and the closed-form curve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course import rms_norm
+from rmsnorm_course.explorer import EPS_CHOICES, SCALE_MAX, SCALE_MIN, VECTORS, explore, normalized_mean_square_curve
+
+
+@pytest.mark.parametrize("vector", list(VECTORS))
+@pytest.mark.parametrize("scale", [SCALE_MIN, 0.37, 10.0, SCALE_MAX])
+@pytest.mark.parametrize("eps", EPS_CHOICES)
+def test_state_matches_rms_norm(vector, scale, eps):
+    x = np.array(VECTORS[vector])
+    state = explore(vector, scale, eps)
+    np.testing.assert_array_equal(state.normalized, rms_norm(x, eps=eps))
+    np.testing.assert_array_equal(state.scaled_normalized, rms_norm(scale * x, eps=eps))
+    assert state.max_difference == np.max(np.abs(rms_norm(scale * x, eps=eps) - rms_norm(x, eps=eps)))
+    assert state.scaled_rms == pytest.approx(scale * np.sqrt(np.mean(x**2)), rel=1e-12)
+
+
+def test_eps_zero_makes_every_scale_invisible():
+    for vector in VECTORS:
+        assert explore(vector, SCALE_MAX, 0.0).max_difference < 1e-15
+
+
+def test_curve_is_ms_over_ms_plus_eps():
+    rms = np.logspace(-6, 3, 50)
+    np.testing.assert_allclose(normalized_mean_square_curve(rms, 1e-5), rms**2 / (rms**2 + 1e-5), rtol=1e-13)
+    np.testing.assert_allclose(normalized_mean_square_curve(rms, 0.0), np.ones_like(rms), rtol=1e-15)
+    assert normalized_mean_square_curve(np.array([np.sqrt(1e-5)]), 1e-5)[0] == pytest.approx(0.5, rel=1e-12)
+
+
+def test_controls_cover_the_required_range():
+    assert SCALE_MIN <= 1e-4 and SCALE_MAX >= 1e4 and 0.0 in EPS_CHOICES

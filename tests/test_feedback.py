@@ -1,0 +1,127 @@
+"""check(): instant feedback that accepts what a person types and never gives the answer away."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course import check
+from rmsnorm_course.errors import UnknownExercise
+from rmsnorm_course.feedback import Outcome, reference
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("mean-square", 12.5),
+        ("mean-square", np.float64(12.5)),
+        ("reciprocal-rms", 0.282843),
+        ("normalized", [0.848528, 1.131370]),
+        ("normalized", (0.848528, 1.131370)),
+        ("normalized", np.array([0.848528, 1.131370])),
+        ("output-shape", (2, 5, 3)),
+        ("output-shape", [2, 5, 3]),
+        ("output-shape", np.zeros((2, 5, 3)).shape),
+        ("gain-gradient-shape", (3,)),
+        ("gain-gradient-shape", 3),
+        ("zero-row-positive-eps", "a"),
+        ("zero-row-positive-eps", "A"),
+        ("zero-row-positive-eps", "a row of zeros"),
+        ("zero-row-positive-eps", "A Row of Zeros."),
+        ("zero-row-zero-eps", "C"),
+        ("grad-gain", [0.848528, -2.262741]),
+    ],
+)
+def test_right_answers_in_every_form_a_person_types(exercise_id, answer):
+    verdict = check(exercise_id, answer)
+    assert verdict.outcome is Outcome.CORRECT and verdict.correct
+
+
+def test_ints_are_read_as_floats():
+    """[0, 0] is a readable vector: it is judged wrong, not refused."""
+    assert check("tiny-normalized", [0, 0]).outcome is Outcome.WRONG
+    assert check("mean-square", 25).outcome is Outcome.WRONG
+
+
+def test_a_wrong_answer_gets_the_hint_and_not_the_expected_value():
+    verdict = check("reciprocal-rms", 0.3)
+    assert verdict.outcome is Outcome.WRONG and not verdict.correct
+    assert "Hint: Add eps to the mean square" in verdict.message
+    for leak in ("0.282843", "0.28284", "0.2828"):
+        assert leak not in str(verdict) and leak not in verdict._repr_html_()
+
+
+def test_a_known_slip_is_named():
+    assert "sum of the squares" in check("mean-square", 25).message
+    assert "RMS itself" in check("reciprocal-rms", 3.535534).message
+    assert "before the gain" in check("output", [0.848528, 1.131370]).message
+    assert "eps does not scale" in check("tiny-scaled", [0.094281, 0.125708]).message
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "fragment"),
+    [
+        ("mean-square", "twelve", "expected a number"),
+        ("mean-square", "12.5", "without quotes"),
+        ("normalized", [[0.8, 1.1]], "a list of 2 numbers"),
+        ("normalized", [0.8, 1.1, 0.0], "got 3 values"),
+        ("output-shape", "B, T, d", "whole numbers"),
+        ("output-shape", [2.5, 5, 3], "entry 0 is 2.5"),
+        ("eps-near-zero", 2, "letter in quotes"),
+        ("eps-near-zero", "E", "a letter from A to D"),
+        ("grad-x", {"x": 1}, "a table"),
+    ],
+)
+def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, fragment):
+    verdict = check(exercise_id, answer)
+    assert verdict.outcome is Outcome.UNREADABLE and not verdict.correct
+    assert fragment in verdict.message
+    assert str(verdict).startswith(f"✗ Cannot read this answer: {exercise_id}")
+
+
+@pytest.mark.parametrize("blank", [..., None, "", "   "])
+def test_no_answer_shows_the_question(blank):
+    verdict = check("mean-square", blank) if blank is not ... else check("mean-square")
+    assert verdict.outcome is Outcome.NOT_ANSWERED
+    assert "What is its mean square" in verdict.message and "a number" in verdict.message
+
+
+def test_an_unanswered_choice_lists_its_options():
+    verdict = check("zero-row-zero-eps")
+    assert verdict.options == ("A) a row of zeros", "B) a row of NaN", "C) rejected with an error")
+    assert "  B) a row of NaN" in str(verdict)
+
+
+def test_an_unknown_exercise_is_an_error_that_suggests_the_nearest():
+    with pytest.raises(UnknownExercise, match="did you mean 'grad-gain'"):
+        check("grad-gains", [1.0, 2.0])
+
+
+def test_plain_text_leads_with_a_mark_and_a_word():
+    right, wrong, blank = check("mean-square", 12.5), check("mean-square", 13), check("mean-square")
+    assert str(right).splitlines()[0] == "✓ Correct: mean-square = 12.5"
+    assert str(wrong).splitlines()[0] == "✗ Not yet: mean-square = 13"
+    assert str(blank).splitlines()[0] == "? Your turn: mean-square"
+    assert repr(right) == str(right)
+
+
+def test_html_says_the_verdict_in_words_and_escapes_the_text():
+    right = check("mean-square", 12.5)._repr_html_()
+    assert 'role="status"' in right and "Correct</strong>" in right and "12.5" in right
+    assert "(3^2 + 4^2) / 2 = 12.5" in right
+    refused = check("mean-square", "<b>twelve</b>")._repr_html_()
+    assert "Cannot read this answer</strong>" in refused
+    assert "<b>twelve</b>" not in refused and "&lt;b&gt;twelve&lt;/b&gt;" in refused
+
+
+def test_the_caller_s_array_is_left_alone():
+    answer = np.array([0.848528, 1.131370])
+    kept = answer.copy()
+    check("normalized", answer)
+    np.testing.assert_array_equal(answer, kept)
+
+
+def test_reference_shows_the_answer_and_explanation():
+    verdict = reference("grad-x")
+    assert verdict.correct and verdict.answer == "[0.407293, -0.305470]"
+    assert "central differences agree on 2 of 2" in verdict.message

@@ -1,0 +1,59 @@
+"""Figures are drawn from computed values, labelled, and reproducible."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from matplotlib.patches import Rectangle
+
+from rmsnorm_course import evidence, figures
+from rmsnorm_course.comparison import activation_comparison, placement_curves
+from rmsnorm_course.explorer import explore
+
+
+def png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: figures.normalized_mean_square_figure(state=explore()),
+        lambda: figures.explorer_figure(explore()),
+        lambda: figures.activation_histograms(activation_comparison(shape=(2, 4, 32))),
+        lambda: figures.eps_placement_figure(placement_curves(np.logspace(-6, 1, 50), 1e-5), 1e-5),
+    ],
+)
+def test_plots_have_labelled_axes_and_draw_the_same_twice(make):
+    fig = make()
+    for ax in fig.axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+    assert png(fig) == png(make())
+
+
+def test_curve_figure_draws_the_curve_from_rms_norm():
+    fig = figures.normalized_mean_square_figure(eps_values=(1e-5,))
+    line = fig.axes[0].get_lines()[0]
+    x, y = line.get_data()
+    np.testing.assert_allclose(y, x**2 / (x**2 + 1e-5), rtol=1e-12)
+
+
+def test_follow_one_vector_prints_the_computed_values_with_three_border_styles():
+    primary = evidence.primary()
+    fig = figures.follow_one_vector_figure(primary)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    for value in (*primary.forward.normalized, *primary.forward.output):
+        assert f"{value:.6f}" in texts
+    assert f"{primary.forward.inverse_rms[0]:.6f}" in texts
+    styles = [p.get_linestyle() for p in fig.axes[0].patches if isinstance(p, Rectangle) and not p.get_fill()]
+    assert "--" in styles and styles.count("-") >= 5  # dashed x-hat; the output's double border adds a box
+    assert len([p for p in fig.axes[0].patches if isinstance(p, Rectangle) and not p.get_fill()]) == 7
+
+
+def test_block_diagram_names_both_norms():
+    texts = " ".join(t.get_text() for t in figures.pre_norm_block_figure().axes[0].texts)
+    assert "attention_norm" in texts and "ffn_norm" in texts and "identity path" in texts

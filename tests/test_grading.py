@@ -1,0 +1,128 @@
+"""Answer files: the template, the reference answers, and reading a student's file as data."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from rmsnorm_course import RMSNormError
+from rmsnorm_course.__main__ import main
+from rmsnorm_course.errors import AnswersFileError
+from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.feedback import Outcome
+from rmsnorm_course.grading import AnswerSheet, answers_file, key_lines, read_answers
+
+SHIPPED = Path(__file__).resolve().parent.parent / "exercises" / "answers.toml"
+
+
+def write(tmp_path: Path, text: str, name: str = "answers.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_shipped_template_is_the_generated_one():
+    """Questions, options and ids match the registry; answers a student filled in are set aside."""
+    shipped = SHIPPED.read_text(encoding="utf-8")
+    blanked = re.sub(rf"^({'|'.join(map(re.escape, EXERCISES))}) = .*$", r'\1 = ""', shipped, flags=re.M)
+    assert blanked == answers_file(), "regenerate it: python -m rmsnorm_course template > exercises/answers.toml"
+
+
+def test_the_template_lists_every_exercise_unanswered_with_its_prompt():
+    text = answers_file()
+    assert tomllib.loads(text) == dict.fromkeys(EXERCISES, "")
+    for exercise in EXERCISES.values():
+        assert f"# {exercise.prompt[:40]}" in text
+
+
+def test_the_template_shows_the_options_of_every_choice():
+    assert "#   C) rejected with an error" in answers_file()
+
+
+def test_the_solutions_file_is_all_correct(tmp_path):
+    sheet = AnswerSheet.read(write(tmp_path, answers_file(solutions=True)))
+    assert [sheet.grade(i).outcome for i in EXERCISES] == [Outcome.CORRECT] * len(EXERCISES)
+
+
+def test_the_solutions_file_holds_the_seed_values():
+    answers = tomllib.loads(answers_file(solutions=True))
+    assert answers["mean-square"] == 12.5
+    assert answers["grad-x"] == [0.407293, -0.30547]
+    assert answers["gain-gradient-shape"] == [3]
+    assert answers["zero-row-zero-eps"] == "C"
+
+
+def test_python_m_rmsnorm_course_solutions_prints_the_solutions_file(capsys):
+    assert main(["solutions"]) == 0
+    assert capsys.readouterr().out == answers_file(solutions=True)
+    assert main(["template"]) == 0
+    assert capsys.readouterr().out == answers_file()
+
+
+def test_an_unknown_command_is_refused(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["answers"])
+    assert stopped.value.code == 2
+    assert "invalid choice: 'answers'" in capsys.readouterr().err
+
+
+def test_a_malformed_file_names_its_line(tmp_path):
+    path = write(tmp_path, 'mean-square = 12.5\nnormalized =\noutput = ""\n')
+    with pytest.raises(AnswersFileError, match=r"not valid TOML: .*line 2") as caught:
+        read_answers(path)
+    assert isinstance(caught.value, RMSNormError) and caught.value.boundary == "answers-file"
+
+
+def test_a_missing_or_binary_file_says_so(tmp_path):
+    with pytest.raises(AnswersFileError, match="cannot open"):
+        read_answers(tmp_path / "nowhere.toml")
+    binary = tmp_path / "answers.toml"
+    binary.write_bytes(b"mean-square = \xff\n")
+    with pytest.raises(AnswersFileError, match="not UTF-8 text"):
+        read_answers(binary)
+
+
+def test_an_unreadable_file_grades_nothing(tmp_path):
+    sheet = AnswerSheet.read(write(tmp_path, "mean-square = = 12.5\n"))
+    verdict = sheet.grade("mean-square")
+    assert verdict.outcome is Outcome.UNREADABLE and "not graded" in sheet.explain(verdict)
+    assert "line 1" in sheet.explain(verdict)
+
+
+def test_key_lines_find_bare_quoted_and_table_keys():
+    text = '# a comment\nmean-square = 1\n\n"grad-x" = [1, 2]\n[extra]\nsub = 1\n'
+    assert key_lines(text) == {"mean-square": 2, "grad-x": 4, "extra": 5, "sub": 6}
+
+
+def test_unknown_ids_are_named_with_their_line_and_the_nearest_id(tmp_path):
+    sheet = AnswerSheet.read(write(tmp_path, 'mean-sqare = 12.5\noutput = ""\n[notes]\ntext = "hi"\n'))
+    problems = sheet.unknown_ids()
+    assert len(problems) == 2
+    assert "line 1: there is no exercise 'mean-sqare'; did you mean 'mean-square'?" in problems[0]
+    assert "line 3: there is no exercise 'notes'" in problems[1]
+
+
+def test_explain_names_the_id_and_line_without_the_expected_value(tmp_path):
+    text = 'mean-square = 13\nreciprocal-rms = "twelve"\noutput = ""\ngrad-x = {a = 1}\n'
+    sheet = AnswerSheet.read(write(tmp_path, text))
+    wrong, unreadable = sheet.explain(sheet.grade("mean-square")), sheet.explain(sheet.grade("reciprocal-rms"))
+    assert wrong.startswith("mean-square (line 1): 13 is not right. Hint:") and "12.5" not in wrong
+    assert (
+        unreadable
+        == "reciprocal-rms (line 2): cannot read this answer: expected a number, like 0.5, got the text 'twelve'."
+    )
+    assert sheet.explain(sheet.grade("output")).startswith("output (line 3): not answered.")
+    assert sheet.explain(sheet.grade("grad-x")).startswith("grad-x (line 4): cannot read this answer: expected a list")
+    assert sheet.explain(sheet.grade("grad-gain")).startswith("grad-gain: not answered.")
+
+
+def test_reading_and_grading_never_change_the_file(tmp_path):
+    path = write(tmp_path, answers_file(solutions=True))
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    sheet = AnswerSheet.read(path)
+    for exercise_id in EXERCISES:
+        sheet.explain(sheet.grade(exercise_id))
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before

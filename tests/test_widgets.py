@@ -1,0 +1,47 @@
+"""The ipywidgets explorer, driven without a browser: set controls, read the readouts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rmsnorm_course import rms_norm
+from rmsnorm_course.explorer import VECTORS
+from rmsnorm_course.report import fmt
+from rmsnorm_course.widgets import ScaleExplorer, readout_rows
+
+
+def test_default_readouts_show_the_worked_example():
+    explorer = ScaleExplorer()
+    assert fmt(rms_norm([3.0, 4.0], eps=1e-5)) in explorer.readouts.value
+    assert f"{np.max(np.abs(rms_norm([30.0, 40.0], eps=1e-5) - rms_norm([3.0, 4.0], eps=1e-5))):.7g}" in (
+        explorer.readouts.value
+    )
+
+
+def test_moving_the_controls_updates_the_readouts():
+    explorer = ScaleExplorer()
+    explorer.vector.value = "tiny [0.0003, 0.0004]"
+    explorer.scale.value = 1000.0
+    explorer.eps.value = 1e-2
+    x = np.array(VECTORS["tiny [0.0003, 0.0004]"])
+    assert fmt(rms_norm(1000.0 * x, eps=1e-2)) in explorer.readouts.value
+    assert fmt(rms_norm(x, eps=1e-2)) in explorer.readouts.value
+    difference = np.max(np.abs(rms_norm(1000.0 * x, eps=1e-2) - rms_norm(x, eps=1e-2)))
+    assert f"{difference:.7g}" in explorer.readouts.value
+
+
+def test_eps_control_reaches_zero_and_scale_control_is_logarithmic():
+    explorer = ScaleExplorer()
+    explorer.eps.value = 0.0
+    explorer.scale.value = 1e-4
+    assert float(dict(readout_rows(explorer.state))["max |x-hat(a·x) - x-hat(x)|"]) < 1e-15
+    assert explorer.scale.min == -4 and explorer.scale.max == 4 and explorer.scale.base == 10
+
+
+def test_figure_is_redrawn_when_a_control_moves():
+    explorer = ScaleExplorer()
+    before = bytes(explorer.plot.value)
+    explorer.scale.value = 2.0
+    after = bytes(explorer.plot.value)
+    assert before.startswith(b"\x89PNG") and after.startswith(b"\x89PNG")
+    assert after != before
