@@ -56,7 +56,8 @@ def rms_norm(
     """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``.
 
     ``out``, if given, receives the result and is returned: an array of the input's
-    shape and output dtype that shares no memory with the input. Large inputs, and
+    shape and output dtype that shares no memory with the input (if the input is
+    rejected, ``out`` may already hold part of the work). Large inputs, and
     every call with ``out``, take the blocked fast path (fastpath.py); its results
     agree with the reference arithmetic below to a few units in the last place.
     """
