@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-browser lint report grade clean
+.PHONY: book test test-browser lint report grade bench clean
 BROWSER_STAMP := $(VENV)/.installed-browser
 
 $(STAMP): requirements.txt pyproject.toml
@@ -49,6 +49,10 @@ report: $(STAMP)
 # Grade exercises/answers.toml, or another file: make grade ANSWERS=path/to/answers.toml
 grade: $(STAMP)
 	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
+
+# Speed and memory against the copy limit and the peers; one thread, not part of `make test`.
+bench: $(STAMP)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/bench.py
 
 clean:
 	rm -rf _build

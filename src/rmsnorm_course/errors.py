@@ -88,3 +88,19 @@ class AnswerKindError(RMSNormError):
 
 class AnswersFileError(RMSNormError):
     boundary = "answers-file"
+
+
+class OutputArrayError(RMSNormError):
+    boundary = "output-array"
+
+
+class OutputShapeError(RMSNormError):
+    boundary = "output-shape"
+
+
+class OutputDtypeError(RMSNormError):
+    boundary = "output-dtype"
+
+
+class OutputOverlapError(RMSNormError):
+    boundary = "output-overlap"

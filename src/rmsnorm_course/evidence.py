@@ -238,6 +238,10 @@ class Rejection:
         return self.raised is self.case.expected
 
 
+def _into_itself(x: np.ndarray) -> np.ndarray:
+    return rms_norm(x, GAIN, EPS, out=x)
+
+
 def _groups(*names: str, no_decay=None) -> ParameterGroups:
     return adamw_parameter_groups([NamedParameter(name, [1.0]) for name in names], no_decay)
 
@@ -285,6 +289,18 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
         "an upstream gradient of shape (3,) for input shape (2,)",
         errors.GradientShapeError,
         lambda: rms_norm_backward(INPUT, GAIN, EPS, (1.0, -2.0, 0.0)),
+    ),
+    BoundaryCase(
+        "output-shape",
+        "out of shape (2, 2) for input shape (2,)",
+        errors.OutputShapeError,
+        lambda: rms_norm(INPUT, GAIN, EPS, out=np.empty((2, 2))),
+    ),
+    BoundaryCase(
+        "output-overlap",
+        "out that is the input itself",
+        errors.OutputOverlapError,
+        lambda: _into_itself(np.array(INPUT)),
     ),
     BoundaryCase(
         "repeated-parameter",

@@ -46,8 +46,25 @@ class RMSNormForward:
     output: np.ndarray
 
 
-def rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> np.ndarray:
-    """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``."""
+def rms_norm(
+    x: npt.ArrayLike,
+    gain: npt.ArrayLike | None = None,
+    eps: float = DEFAULT_EPS,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``.
+
+    ``out``, if given, receives the result and is returned: an array of the input's
+    shape and output dtype that shares no memory with the input (if the input is
+    rejected, ``out`` may already hold part of the work). Large inputs, and
+    every call with ``out``, take the blocked fast path (fastpath.py); its results
+    agree with the reference arithmetic below to a few units in the last place.
+    """
+    from . import fastpath  # the fast path is built from this module's pieces
+
+    if out is not None or fastpath.worth_blocking(x):
+        return fastpath.rms_norm_blocked(x, gain, eps, out)
     return rms_norm_forward(x, gain, eps).output
 
 
@@ -76,20 +93,29 @@ def rms_norm_backward(
         grad_x    = r * (u - x-hat * mean(u * x-hat))      (per row)
         grad_gain = sum over every row of grad_output * x-hat     shape (d,)
 
-    Both come back in the input's dtype.
+    Both come back in the input's dtype. Large inputs take the blocked fast path.
     """
+    from . import fastpath  # the fast path is built from this module's pieces
+
+    if fastpath.worth_blocking(x, grad_output):
+        return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
     x, gain, eps, out_dtype = _validated(x, gain, eps)
     grad_output = _validated_upstream(grad_output, x)
+    grad_x, grad_gain = _gradients(x, gain, eps, grad_output)
+    return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype, copy=False)
 
+
+# --- the arithmetic -------------------------------------------------------
+
+
+def _gradients(x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closed-form backward in the compute dtype, exactly as in the docstring above."""
     _, inverse_rms, normalized = _normalize(x, eps)
     upstream_through_gain = grad_output * gain
     projection = np.mean(upstream_through_gain * normalized, axis=-1, keepdims=True)
     grad_x = inverse_rms * (upstream_through_gain - normalized * projection)
     grad_gain = np.sum(grad_output * normalized, axis=tuple(range(x.ndim - 1)))
-    return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype, copy=False)
-
-
-# --- the arithmetic -------------------------------------------------------
+    return grad_x, grad_gain
 
 
 def _normalize(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -104,13 +130,18 @@ def _normalize(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.nd
         inverse_rms = 1.0 / np.sqrt(mean_square + eps)
         normalized = x * inverse_rms
 
-    safe_floor = np.finfo(x.dtype).tiny / np.finfo(x.dtype).eps
-    risky = ~np.isfinite(mean_square[..., 0]) | (mean_square[..., 0] + eps < safe_floor)
+    risky = ~np.isfinite(mean_square[..., 0]) | (mean_square[..., 0] + eps < safe_floor(x.dtype))
     risky &= np.any(x != 0, axis=-1)
     if risky.any():
         ms, inv, xhat = _normalize_rescaled(x[risky], eps)
         mean_square[risky], inverse_rms[risky], normalized[risky] = ms, inv, xhat
     return mean_square, inverse_rms, normalized
+
+
+def safe_floor(dtype: np.dtype) -> float:
+    """The smallest mean square whose squares lose no digits to underflow: tiny / machine epsilon."""
+    info = np.finfo(dtype)
+    return float(info.tiny / info.eps)
 
 
 def _normalize_rescaled(rows: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -209,22 +240,8 @@ def _require_finite_rows(array: np.ndarray, what: str) -> None:
     raise NonFiniteValue(f"{what} {row_name(bad, array.shape[:-1])} contains NaN or infinity; expected finite values")
 
 
-def _validated_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
-    """Check an upstream gradient against the validated input; return it in the input's dtype."""
-    grad_output = _as_real_array(grad_output, "grad_output")
-    if grad_output.shape != x.shape:
-        raise GradientShapeError(
-            f"grad_output has shape {grad_output.shape}, but the input has shape {x.shape}; "
-            "expected the upstream gradient to have the input's complete shape"
-        )
-    _require_finite_rows(grad_output, "grad_output")
-    return grad_output.astype(x.dtype, copy=False)
-
-
-def _validated(
-    x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float
-) -> tuple[np.ndarray, np.ndarray, float, np.dtype]:
-    """Check every boundary; return x and gain in the compute dtype, eps, and the output dtype."""
+def _checked_request(x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The checks that need no pass over the values; return x as an array, gain in the compute dtype, and eps."""
     eps = check_eps(eps)
     x = _as_real_array(x, "input")
     if x.ndim == 0:
@@ -241,10 +258,14 @@ def _validated(
             raise WidthMismatch(
                 f"input's last axis has width {width} but the gain has width {gain.shape[0]}; expected equal widths"
             )
+    return x, gain.astype(working, copy=False), eps
+
+
+def _check_values(x: np.ndarray, eps: float) -> None:
+    """The checks that read every value: finite rows, and no all-zero row when eps is 0."""
     _require_finite_rows(x, "input")
-    out_dtype = output_dtype(x.dtype)
-    x = x.astype(working, copy=False)
     if eps == 0:
+        width = x.shape[-1]
         zero_rows = ~np.any(x.reshape(-1, width) != 0, axis=-1)
         if zero_rows.any():
             row = row_name(int(np.argmax(zero_rows)), x.shape[:-1])
@@ -252,4 +273,24 @@ def _validated(
                 f"eps is 0 but input {row} is all zeros, so its RMS is 0 and x / RMS is undefined; "
                 "expected eps > 0 or a row with a nonzero value"
             )
-    return x, gain.astype(working, copy=False), eps, out_dtype
+
+
+def _validated_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
+    """The upstream gradient as an array of x's shape, finite, in x's (compute) dtype."""
+    grad_output = _as_real_array(grad_output, "grad_output")
+    if grad_output.shape != x.shape:
+        raise GradientShapeError(
+            f"grad_output has shape {grad_output.shape}, but the input has shape {x.shape}; "
+            "expected the upstream gradient to have the input's complete shape"
+        )
+    _require_finite_rows(grad_output, "grad_output")
+    return grad_output.astype(x.dtype, copy=False)
+
+
+def _validated(
+    x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float
+) -> tuple[np.ndarray, np.ndarray, float, np.dtype]:
+    """Check every boundary; return x and gain in the compute dtype, eps, and the output dtype."""
+    x, gain, eps = _checked_request(x, gain, eps)
+    _check_values(x, eps)
+    return x.astype(gain.dtype, copy=False), gain, eps, output_dtype(x.dtype)

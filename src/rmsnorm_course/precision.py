@@ -1,0 +1,83 @@
+"""How close RMSNorm lands, in units in the last place (ulps), across a dtype's whole range.
+
+The yardstick for a float32 or float16 result is the formula evaluated in float64:
+squares of float32 values can neither overflow nor underflow there, and 53 bits
+are plenty to count float32 ulps. (The tests also hold float64 results to
+60-digit decimal arithmetic.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .cost import rms_norm_formula
+from .rmsnorm import rms_norm
+
+FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
+FAILURE_ULPS = 1000  # an error this large is no longer rounding: the result is simply wrong
+
+
+def ulps_off(got: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Worst distance per row between ``got`` and ``reference``, in ulps of got's dtype; inf if not finite."""
+    got64 = got.astype(np.float64)
+    spacing = np.spacing(np.abs(reference).astype(got.dtype)).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        distance = np.abs(got64 - reference) / spacing
+    distance[~np.isfinite(got64)] = np.inf
+    return distance.max(axis=-1)
+
+
+def rows_at(exponents: npt.ArrayLike, width: int, dtype: npt.DTypeLike, seed: int = 0) -> np.ndarray:
+    """One row per exponent: random signs and mantissas in [1, 10), times 10**exponent."""
+    exponents = np.asarray(exponents, dtype=float)
+    rng = np.random.default_rng(seed)
+    mantissas = rng.uniform(1, 10, (exponents.size, width)) * rng.choice([-1, 1], (exponents.size, width))
+    return (mantissas * 10.0 ** exponents[:, None]).astype(dtype)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Worst error per row of the package and of the plain formula, one row per decade."""
+
+    exponents: np.ndarray
+    package_ulps: np.ndarray
+    formula_ulps: np.ndarray
+
+    @property
+    def formula_failures(self) -> int:
+        """Rows where the formula is off by more than FAILURE_ULPS, or gives no finite answer."""
+        return int(np.sum(self.formula_ulps > FAILURE_ULPS))
+
+
+def sweep(
+    dtype: npt.DTypeLike = np.float32, exponents: npt.ArrayLike = FLOAT32_DECADES, width: int = 8, eps: float = 0.0
+) -> Sweep:
+    """Normalize a row at every decade with the package and with the formula; count each one's ulps."""
+    x = rows_at(exponents, width, dtype)
+    gain = np.ones(width, dtype=dtype)
+    reference = rms_norm_formula(x.astype(np.float64), np.ones(width), eps)
+    with np.errstate(all="ignore"):
+        formula = rms_norm_formula(x, gain, eps)
+    return Sweep(np.asarray(exponents), ulps_off(rms_norm(x, gain, eps), reference), ulps_off(formula, reference))
+
+
+def plot_sweep(result: Sweep):
+    """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
+    import matplotlib.pyplot as plt
+
+    ceiling = 1e9
+    fig, ax = plt.subplots(figsize=(8, 3.2), layout="constrained")
+    formula = np.minimum(result.formula_ulps, ceiling)
+    ax.plot(result.exponents, formula, "x", color="C3", label="formula as written")
+    ax.plot(result.exponents, result.package_ulps, "o", color="C0", label="rms_norm")
+    ax.axhline(ceiling, color="0.5", linewidth=0.8, linestyle=":")
+    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=8, color="0.4")
+    ax.set_yscale("symlog", linthresh=1)
+    ax.set_ylim(0, ceiling * 20)
+    ax.set_xlabel("decade of the row's values (log10 of magnitude)")
+    ax.set_ylabel("worst error (ulps)")
+    ax.legend(loc="center right")
+    return fig

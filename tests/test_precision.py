@@ -1,0 +1,92 @@
+"""Precision evidence: both paths against 60-digit decimal arithmetic, across every magnitude a dtype holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from highprecision import exact_rms_norm, ulps_apart
+
+from rmsnorm_course import fastpath, precision, rms_norm_forward
+
+# Decades from the bottom of each dtype's range to the top (float32 from its subnormals).
+MAGNITUDES = {np.float64: range(-300, 301, 10), np.float32: range(-44, 38, 2)}
+
+
+def rows_at(exponents, width, dtype, seed=0):
+    """One row per exponent: random signs and mantissas in [1, 10), times 10**exponent."""
+    rng = np.random.default_rng(seed)
+    mantissas = rng.uniform(1, 10, (len(exponents), width)) * rng.choice([-1, 1], (len(exponents), width))
+    return (mantissas * 10.0 ** np.array(exponents, dtype=float)[:, None]).astype(dtype)
+
+
+def both_paths(x, gain, eps):
+    """The reference arithmetic, and the blocked arithmetic in blocks of a few rows."""
+    return {
+        "reference": rms_norm_forward(x, gain, eps).output,
+        "fast": fastpath.rms_norm_blocked(x, gain, eps, block_bytes=256),
+    }
+
+
+def worst_ulps(got, x, gain, eps, dtype):
+    exact = np.stack([exact_rms_norm(row, gain, eps, dtype=dtype) for row in x])
+    return max(ulps_apart(got_row, exact_row) for got_row, exact_row in zip(got, exact))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("eps", [0.0, 1e-5])
+def test_every_magnitude_is_normalized_to_within_a_few_ulps(dtype, eps):
+    exponents = list(MAGNITUDES[dtype])
+    x = rows_at(exponents, 8, dtype)
+    gain = np.random.default_rng(1).uniform(0.5, 2.0, 8).astype(dtype)
+    for path, got in both_paths(x, gain, eps).items():
+        assert np.all(np.isfinite(got)), path
+        assert worst_ulps(got, x, gain, eps, dtype) <= 3, path
+
+
+@pytest.mark.parametrize(("dtype", "exponents"), [(np.float64, [-150, 0, 150]), (np.float32, [-18, 0, 18])])
+def test_wide_rows_stay_within_a_few_ulps(dtype, exponents):
+    x = rows_at(exponents, 1024, dtype, seed=2)
+    for path, got in both_paths(x, None, 1e-5).items():
+        assert worst_ulps(got, x, None, 1e-5, dtype) <= 3, path
+
+
+def test_float16_rows_above_256_come_out_right():
+    rng = np.random.default_rng(3)
+    x = (rng.uniform(256, 60000, (12, 16)) * rng.choice([-1, 1], (12, 16))).astype(np.float16)
+    x[0, :4] = [300, 1, 2, 3]  # one large value among small ones
+    with np.errstate(over="ignore"):
+        assert np.all(np.isinf(np.square(x[1:])))  # every square overflows float16's 65504
+    for path, got in both_paths(x, None, 1e-5).items():
+        assert got.dtype == np.float16, path
+        assert worst_ulps(got, x, None, 1e-5, np.float16) <= 1, path
+
+
+# --- the precision module, which the chapter's sweep figure comes from ---------------------------
+
+
+def test_ulps_off_counts_spacings_and_marks_non_finite_rows():
+    got = np.array([[1.0, 2.0], [np.inf, 1.0]], dtype=np.float32)
+    reference = np.array([[1.0, 2.0 + 3 * float(np.spacing(np.float32(2.0)))], [1.0, 1.0]])
+    np.testing.assert_array_equal(precision.ulps_off(got, reference), [3.0, np.inf])
+
+
+def test_rows_at_puts_each_row_in_its_decade():
+    x = precision.rows_at([-300, 0, 300], 16, np.float64)
+    magnitudes = np.log10(np.abs(x))
+    assert x.shape == (3, 16)
+    assert np.all((magnitudes >= [[-300], [0], [300]]) & (magnitudes < [[-299], [1], [301]]))
+
+
+def test_the_sweep_shows_the_package_right_everywhere_and_the_formula_failing_at_the_ends():
+    result = precision.sweep()
+    assert list(result.exponents) == list(precision.FLOAT32_DECADES)
+    assert result.package_ulps.max() <= 2
+    ulps = dict(zip(result.exponents.tolist(), result.formula_ulps.tolist()))
+    assert ulps[0] <= 2 and np.isinf(ulps[-30]) and ulps[30] > 1e6
+    assert result.formula_failures == sum(v > precision.FAILURE_ULPS for v in ulps.values()) >= 10
+
+
+def test_sweep_plot_has_labelled_axes():
+    fig = precision.plot_sweep(precision.sweep(exponents=[-30, 0, 30]))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.get_legend().get_texts()) == 2
