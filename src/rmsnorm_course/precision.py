@@ -17,6 +17,7 @@ from .cost import rms_norm_formula
 from .rmsnorm import rms_norm
 
 FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
+HALF_PRECISION_ROW = (300.0, 1.0)  # 300**2 exceeds float16's largest value, 65504
 FAILURE_ULPS = 1000  # an error this large is no longer rounding: the result is simply wrong
 
 
