@@ -1,29 +1,35 @@
-# `make book` builds the HTML book; `make test` runs every test, notebooks included.
-# Both create .venv and install requirements.txt into it the first time.
+# `make book` builds the HTML book; `make test` runs every test, notebooks included;
+# `make lab` opens the chapter in JupyterLab. Each creates .venv and installs
+# requirements.txt into it the first time.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-
-.PHONY: book test test-browser lint report grade bench clean
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-$(STAMP): requirements.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+.PHONY: book test test-browser lab lint report grade bench clean check-python
+
+# The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
+check-python:
+	@version=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') && \
+	case "$$version" in \
+	    3.1[1-9]|3.[2-9][0-9]) ;; \
+	    *) echo "This course needs Python 3.11 or newer; $(PYTHON) is Python $$version." >&2; \
+	       echo "Run make with a newer one, for example: make PYTHON=python3.11" >&2; exit 1 ;; \
+	esac
+
+# Install the pins, then the JupyterLab setting that opens book/*.md as notebooks (postBuild).
+$(STAMP): requirements.txt pyproject.toml postBuild
+	test -x $(BIN)/python || { $(MAKE) --no-print-directory check-python && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	./postBuild $(BIN)/python
 	touch $(STAMP)
 
-# Executed notebooks are cached by their code; when the package changes, their
-# outputs may too, so a change under src/ empties the cache.
-CACHE_STAMP := _build/.package-stamp
-$(CACHE_STAMP): $(wildcard src/rmsnorm_course/*.py src/rmsnorm_course/static/*)
-	rm -rf _build/.jupyter_cache
-	mkdir -p _build && touch $@
-
-# The build is a test too: warnings are errors, references are checked.
-book: $(STAMP) $(CACHE_STAMP)
+# The build is a test too: warnings are errors, references are checked. Every page is
+# executed as it is read (inline), so each build runs the package afresh.
+book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
 
 # The book is built first: the tests read the built HTML, and a failed build fails the tests.
@@ -35,9 +41,14 @@ $(BROWSER_STAMP): requirements-browser.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-browser.txt
 	touch $(BROWSER_STAMP)
 
-# The built book in headless Chromium (Debian's package; no browser download).
+# The built book, and every page in JupyterLab, in headless Chromium (Debian's package;
+# no browser download); and the Python that Binder's recipe would install.
 test-browser: book $(BROWSER_STAMP)
 	$(BIN)/python -m pytest browser_tests
+
+# The chapter in JupyterLab: every page opens as a notebook.
+lab: $(STAMP)
+	$(BIN)/jupyter lab book/index.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

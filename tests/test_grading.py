@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main

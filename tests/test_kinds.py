@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 import pytest
-import tomllib
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.errors import AnswerKindError

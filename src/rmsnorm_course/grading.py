@@ -8,8 +8,8 @@ TOML, a key that names no exercise, an answer of the wrong kind, a blank answer.
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +19,6 @@ from .errors import AnswersFileError, UnknownExercise
 from .exercises import EXERCISES, Exercise
 from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the same parser, before it joined the standard library
-    import tomli as tomllib
 
 BLANK = '""'
 _KEY = re.compile(r"""^\s*\[*\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*[=\].]""")

@@ -1,0 +1,227 @@
+"""Every chapter page in a real JupyterLab, opened by the address the launch button uses.
+
+The project's own JupyterLab runs on 127.0.0.1 with throwaway settings, data, runtime
+and workspace folders, so only what the project installs into its environment
+(the default-viewer setting, jupytext, the MyST renderer) is in play. Each page must
+open as a notebook, run clean, read like the book (no MyST source markup left in the
+rendered text), and save back to exactly the bytes it was opened from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import Page, expect
+
+from conftest import ROOT, SCREENSHOTS
+from rmsnorm_course import check, evidence
+from rmsnorm_course.explorer import DEFAULT_EPS, DEFAULT_VECTOR, explore, readout_rows
+from rmsnorm_course.report import fmt
+
+CHAPTER = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
+PAGES = [page for page in ["book/index", *CHAPTER] if page != "book/references"]
+LAB_READY_SECONDS = 180
+RUN_ALL_MS = 240_000
+TIMINGS = ROOT / "_build" / "lab-timings.json"
+
+# Conditions read from the notebook's model (the app is exposed to the page for tests):
+# the page's text cannot say when a file has loaded, and cells whose source is hidden
+# show no prompt to say whether they ran.
+NOTEBOOK_READY = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    return Boolean(panel && panel.content && panel.context && panel.context.isReady && panel.sessionContext
+        && panel.sessionContext.isReady && panel.sessionContext.session?.kernel?.status === 'idle');
+}"""
+ALL_CELLS_RAN = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const cells = [...panel.content.model.cells];
+    const idle = panel.sessionContext.session?.kernel?.status === 'idle';
+    return idle && cells.every(cell => cell.type !== 'code' || cell.executionCount !== null);
+}"""
+
+# Source markup that must not survive rendering: roles, directive fences, unevaluated expressions.
+MARKUP = re.compile(r"\{[a-z:-]+\}`|```|^:::|prose\.\w+|answers\.(?!toml)\w+", re.MULTILINE)
+
+# Settings for this throwaway user only: no news or update checks (they would ask
+# another host), and every cell kept in the page so its text can be read.
+TEST_USER_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> str:
+    """Start the project's JupyterLab; yield its address; stop it by its process id."""
+    home = tmp_path_factory.mktemp("lab")
+    env = {**os.environ, "HOME": str(home)}
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
+        env[name] = str(home / name.lower())
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(home / "settings")
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(home / "workspaces")
+    for relative, values in TEST_USER_SETTINGS.items():
+        path = home / "settings" / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    port = free_port()
+    jupyter = Path(sys.executable).parent / "jupyter"
+    log = (home / "lab.log").open("w")
+    process = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         "--ServerApp.port_retries=0", f"--ServerApp.root_dir={ROOT}", "--IdentityProvider.token=",
+         "--ServerApp.password=", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.expose_app_in_browser=True",
+         f"--FileCheckpoints.root_dir={home / 'checkpoints'}"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )  # fmt: skip
+    address = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + LAB_READY_SECONDS
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {process.returncode}:\n{(home / 'lab.log').read_text()}")
+        try:
+            urllib.request.urlopen(f"{address}/api/status", timeout=5)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not answer within {LAB_READY_SECONDS} s")
+            time.sleep(0.25)  # polling a condition, with a deadline
+    yield address
+    os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    log.close()
+
+
+@pytest.fixture
+def lab_page(browser, lab):
+    """A fresh browser page that refuses every request to a host other than the lab's."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    foreign: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith((lab, "data:", "blob:", "ws://127.0.0.1")):
+            request_route.continue_()
+        else:
+            foreign.append(url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.foreign_requests = foreign
+    yield page
+    context.close()
+
+
+def open_as_notebook(page: Page, lab: str, path: str) -> float:
+    """Open a page by the launch button's address; seconds until its kernel is idle."""
+    start = time.monotonic()
+    page.goto(f"{lab}/lab/tree/{path}.md?reset")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=LAB_READY_SECONDS * 1000)
+    page.wait_for_function(NOTEBOOK_READY, timeout=LAB_READY_SECONDS * 1000)
+    return time.monotonic() - start
+
+
+def run_all(page: Page) -> float:
+    """Run All Cells (the Run menu's command); seconds until every code cell has run and the kernel is idle."""
+    start = time.monotonic()
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_CELLS_RAN, timeout=RUN_ALL_MS)
+    return time.monotonic() - start
+
+
+def save(page: Page) -> None:
+    """File > Save (the command Ctrl+S runs); a click into the page could expand a hidden cell."""
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    expect(page.locator(".jp-mod-current.jp-mod-dirty")).to_have_count(0, timeout=60_000)
+
+
+def rendered_prose(page: Page) -> str:
+    """The text of every markdown cell as rendered, whichever renderer drew it (not its editor)."""
+    rendered = ".jp-MarkdownCell .jp-InputArea > :not(.jp-InputPrompt):not(.jp-InputArea-editor):not(.jp-Toolbar)"
+    return "\n".join(page.locator(rendered).all_inner_texts())
+
+
+def record_timing(path: str, opened: float, ran: float) -> None:
+    timings = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    timings[path] = {"open_s": round(opened, 2), "run_all_s": round(ran, 2)}
+    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+    TIMINGS.write_text(json.dumps(timings, indent=2, sort_keys=True))
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_opens_as_a_notebook_runs_clean_reads_like_the_book_and_saves_unchanged(lab_page, lab, path):
+    source = ROOT / f"{path}.md"
+    before = source.read_bytes()
+    opened = open_as_notebook(lab_page, lab, path)
+    assert lab_page.locator(".jp-FileEditor").count() == 0, "opened in the text editor, not as a notebook"
+
+    ran = run_all(lab_page)
+    record_timing(path, opened, ran)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    lab_page.screenshot(path=str(SCREENSHOTS / f"lab-{path.replace('/', '-')}.png"))
+
+    errors = lab_page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert errors.count() == 0, errors.all_inner_texts()
+    prose = rendered_prose(lab_page)
+    assert prose.strip(), "no rendered prose"
+    assert MARKUP.findall(prose) == [], "MyST source markup left in the rendered text"
+    assert lab_page.foreign_requests == []
+
+    save(lab_page)
+    assert source.read_bytes() == before, "saving the notebook changed its source"
+
+
+def test_prose_numbers_come_from_the_kernel(lab_page, lab):
+    open_as_notebook(lab_page, lab, "book/predict")
+    run_all(lab_page)
+    prose = rendered_prose(lab_page)
+    assert f"x = {fmt(evidence.INPUT)}" in prose
+
+
+def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
+    open_as_notebook(lab_page, lab, "book/scale-and-epsilon")
+    run_all(lab_page)
+    slider = lab_page.locator(".widget-slider", has_text="scale a").first
+    slider.scroll_into_view_if_needed()
+    table = lab_page.locator("table[aria-label='explorer readouts']").first
+    for scale in (0.001, 250.0):
+        readout = slider.locator(".widget-readout")
+        readout.click()
+        readout.press("Control+a")
+        readout.type(f"{scale:g}")
+        readout.press("Enter")
+        expected = readout_rows(explore(DEFAULT_VECTOR, scale, DEFAULT_EPS))
+        expect(table.locator("code").first).to_have_text(expected[0][1])
+        shown = list(zip(table.locator("th").all_inner_texts(), table.locator("code").all_inner_texts()))
+        assert shown == expected
+
+
+def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
+    open_as_notebook(lab_page, lab, "book/exercises")
+    run_all(lab_page)
+    outputs = "\n".join(lab_page.locator(".jp-OutputArea-output").all_inner_texts())
+    first_try = check("mean-square", sum(v**2 for v in evidence.INPUT))
+    assert f"{first_try.label} · mean-square" in outputs
+    assert f"{check('mean-square').label} · mean-square" in outputs

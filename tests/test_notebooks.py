@@ -1,0 +1,109 @@
+"""The pages as notebooks: in the form jupytext writes, readable in JupyterLab as in the book.
+
+JupyterLab opens each ``book/*.md`` through jupytext and saves it back the same way,
+and renders its prose with a MyST renderer that knows the ``{eval}`` role but not
+the book's ``glue`` or bibliography roles. These tests hold the sources to that.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+from pybtex.database import parse_file
+
+from rmsnorm_course.exercises import EXERCISES
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+PAGES = sorted(BOOK.glob("*.md"))
+NOTEBOOKS = [page for page in PAGES if "kernelspec" in jupytext.read(page).metadata]
+EVAL = re.compile(r"\{eval\}`([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)`")
+HIDDEN_TAGS = {"remove-input", "hide-input"}
+
+
+def ids(paths: list[Path]) -> list[str]:
+    return [path.name for path in paths]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
+def test_reading_and_writing_a_page_with_jupytext_gives_the_same_bytes(page):
+    text = page.read_text()
+    assert jupytext.writes(jupytext.reads(text, fmt="md:myst"), fmt="md:myst") == text
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_the_kernel_is_named_as_jupyterlab_names_it(page):
+    assert jupytext.read(page).metadata["kernelspec"] == {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_cells_the_book_hides_start_collapsed_in_jupyterlab(page):
+    for cell in jupytext.read(page).cells:
+        if cell.cell_type != "code":
+            continue
+        hidden_in_book = bool(HIDDEN_TAGS & set(cell.metadata.get("tags", [])))
+        collapsed = cell.metadata.get("jupyter", {}).get("source_hidden", False)
+        assert hidden_in_book == collapsed, cell.source[:80]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
+def test_prose_uses_only_markup_both_renderers_understand(page):
+    text = page.read_text()
+    for markup in ("{glue", "{cite", "myst_nb", "remove-cell"):
+        assert markup not in text, f"{markup} does not render, or does not run, in JupyterLab"
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_every_value_in_the_prose_is_computed_before_it_is_read(page):
+    """Pages run top to bottom, in the build and in JupyterLab alike."""
+    created: set[str] = set()
+    assigned: set[tuple[str, str]] = set()
+    for cell in jupytext.read(page).cells:
+        if cell.cell_type == "code":
+            created |= set(re.findall(r"^(\w+) = SimpleNamespace\(", cell.source, re.MULTILINE))
+            assigned |= set(re.findall(r"^\s*(\w+)\.(\w+) = ", cell.source, re.MULTILINE))
+            continue
+        for namespace, name in EVAL.findall(cell.source):
+            assert namespace in created, f"{namespace} is read before it exists"
+            if namespace == "answers":  # one reference verdict per exercise, set in a loop
+                assert name.replace("_", "-") in EXERCISES
+            else:
+                assert (namespace, name) in assigned, f"{namespace}.{name} is read before it is computed"
+
+
+def test_the_prose_shows_values_from_the_kernel_on_most_pages():
+    uses = {page.name: len(EVAL.findall(page.read_text())) for page in NOTEBOOKS}
+    assert sum(uses.values()) > 50
+    assert sum(1 for count in uses.values() if count) >= 8
+
+
+@pytest.fixture(scope="module")
+def bibliography():
+    return parse_file(str(BOOK / "references.bib")).entries
+
+
+def test_every_paper_is_cited_by_author_year_and_linked_to_its_preprint(bibliography):
+    text = "\n".join(page.read_text() for page in PAGES)
+    for key, entry in bibliography.items():
+        first = entry.persons["author"][0].last_names[0]
+        others = len(entry.persons["author"]) - 1
+        if others == 0:
+            who = first
+        elif others == 1:
+            who = f"{first} and {entry.persons['author'][1].last_names[0]}"
+        else:
+            who = f"{first} et al."
+        preprint = entry.fields.get("eprint") or re.search(r"arXiv:(\S+)", entry.fields["journal"]).group(1)
+        link = f"(https://arxiv.org/abs/{preprint})"
+        year = entry.fields["year"]
+        cited = re.findall(rf"\[([^\]]+)\]\({re.escape(link[1:-1])}\)", text)
+        assert cited, f"{key} is not cited"
+        for words in cited:
+            assert words in (f"{who}, {year}", f"{who} ({year})"), f"{key} cited as {words!r}"
