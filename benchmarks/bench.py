@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rmsnorm_course import rms_norm, rms_norm_backward
-from rmsnorm_course.cost import (
+from rmsnorm_course.studies.cost import (
     layer_norm_formula,
     layer_norm_formula_backward,
     median_seconds,

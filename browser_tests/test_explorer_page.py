@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from rmsnorm_course.explorer import EPS_CHOICES, VECTORS, explore
+from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore
 
 SCALE_EXPONENTS = (-4.0, -1.5, 0.0, 1.0, 2.37, 4.0)
 

@@ -25,9 +25,10 @@ import yaml
 from playwright.sync_api import Page, expect
 
 from conftest import ROOT, SCREENSHOTS
-from rmsnorm_course import check, evidence
-from rmsnorm_course.explorer import DEFAULT_EPS, DEFAULT_VECTOR, explore, readout_rows
-from rmsnorm_course.report import fmt
+from rmsnorm_course import check
+from rmsnorm_course.core.format import fmt
+from rmsnorm_course.studies import example
+from rmsnorm_course.views.explorer import DEFAULT_EPS, DEFAULT_VECTOR, explore, readout_rows
 
 CHAPTER = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 PAGES = [page for page in ["book/index", *CHAPTER] if page != "book/references"]
@@ -197,7 +198,7 @@ def test_prose_numbers_come_from_the_kernel(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/predict")
     run_all(lab_page)
     prose = rendered_prose(lab_page)
-    assert f"x = {fmt(evidence.INPUT)}" in prose
+    assert f"x = {fmt(example.INPUT)}" in prose
 
 
 def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
@@ -222,6 +223,6 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/exercises")
     run_all(lab_page)
     outputs = "\n".join(lab_page.locator(".jp-OutputArea-output").all_inner_texts())
-    first_try = check("mean-square", sum(v**2 for v in evidence.INPUT))
+    first_try = check("mean-square", sum(v**2 for v in example.INPUT))
     assert f"{first_try.label} · mean-square" in outputs
     assert f"{check('mean-square').label} · mean-square" in outputs

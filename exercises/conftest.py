@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rmsnorm_course.exercises import EXERCISES
-from rmsnorm_course.feedback import Verdict
-from rmsnorm_course.grading import AnswerSheet
+from rmsnorm_course.exercises.answers import AnswerSheet
+from rmsnorm_course.exercises.feedback import Verdict
+from rmsnorm_course.exercises.registry import EXERCISES
 
 TEMPLATE = Path(__file__).parent / "answers.toml"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmsnorm_course.exercises import Exercise
-from rmsnorm_course.kinds import Choice, Shape
+from rmsnorm_course.exercises.kinds import Choice, Shape
+from rmsnorm_course.exercises.registry import Exercise
 
 
 def expected_renderings(exercise: Exercise) -> list[str]:

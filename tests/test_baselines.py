@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmsnorm_course.baselines import batch_norm_train, layer_norm
+from rmsnorm_course.core.baselines import batch_norm_train, layer_norm
 
 
 def test_batchnorm_anchor_depends_on_its_companion():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmsnorm_course.block import PreNormBlock
-from rmsnorm_course.parameters import adamw_parameter_groups
+from rmsnorm_course.core.parameters import adamw_parameter_groups
+from rmsnorm_course.studies.block import PreNormBlock
 
 
 def test_identity_path_carries_the_stream_unnormalized():

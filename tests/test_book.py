@@ -11,10 +11,10 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from rmsnorm_course import evidence
-from rmsnorm_course.exercises import EXERCISES
-from rmsnorm_course.feedback import reference
-from rmsnorm_course.report import fmt
+from rmsnorm_course.core.format import fmt
+from rmsnorm_course.exercises.feedback import reference
+from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.studies import evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -115,7 +115,7 @@ def test_bibliography_lists_the_four_papers(pages):
 
 def test_implementation_page_shows_the_source_as_it_is(pages):
     code = pages["book/implementation"].get_text()
-    source = (ROOT / "src" / "rmsnorm_course" / "rmsnorm.py").read_text()
+    source = (ROOT / "src" / "rmsnorm_course" / "core" / "rmsnorm.py").read_text()
     start = source.index("def rms_norm_forward")
     first_lines = source[start : source.index('"""', start)].strip()
     assert " ".join(first_lines.split()) in " ".join(code.split())

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.comparison import (
+from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.studies.comparison import (
     IMPLEMENTATIONS,
     activation_comparison,
     placement_curves,
     rms_norm_eps_outside,
 )
-from rmsnorm_course.gradcheck import numeric_gradient
 
 
 def test_activation_statistics_on_a_small_seeded_batch():

@@ -6,9 +6,10 @@ import time
 
 import numpy as np
 
-from rmsnorm_course import cost, rms_norm, rms_norm_backward
-from rmsnorm_course.baselines import layer_norm
-from rmsnorm_course.gradcheck import numeric_gradient
+from rmsnorm_course import rms_norm, rms_norm_backward
+from rmsnorm_course.core.baselines import layer_norm
+from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.studies import cost
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5))

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import rms_norm
-from rmsnorm_course.explorer import EPS_CHOICES, SCALE_MAX, SCALE_MIN, VECTORS, explore, normalized_mean_square_curve
+from rmsnorm_course.views.explorer import (
+    EPS_CHOICES,
+    SCALE_MAX,
+    SCALE_MIN,
+    VECTORS,
+    explore,
+    normalized_mean_square_curve,
+)
 
 
 @pytest.mark.parametrize("vector", list(VECTORS))

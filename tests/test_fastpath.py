@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from highprecision import ulps_apart
 
-from rmsnorm_course import RMSNorm, errors, fastpath, rms_norm, rms_norm_backward, rms_norm_forward
-from rmsnorm_course.rmsnorm import _gradients, _validated, _validated_upstream
+from rmsnorm_course import RMSNorm, rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course.core import errors, fastpath
+from rmsnorm_course.core.checks import validated, validated_upstream
+from rmsnorm_course.core.reference import gradients
 
 EPS = 1e-5
 SMALL_BLOCKS = 4096  # bytes: a few rows per block, so every test crosses many block edges
@@ -19,8 +21,8 @@ def reference_output(x, gain=None, eps=EPS):
 
 def reference_gradients(x, gain, eps, grad_output):
     """The reference arithmetic in the compute dtype, before rounding to the output dtype."""
-    x, gain, eps, _ = _validated(x, gain, eps)
-    return _gradients(x, gain, eps, _validated_upstream(grad_output, x))
+    x, gain, eps, _ = validated(x, gain, eps)
+    return gradients(x, gain, eps, validated_upstream(grad_output, x))
 
 
 def random_case(shape, dtype, seed=0, scale=3.0):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import check
-from rmsnorm_course.errors import UnknownExercise
-from rmsnorm_course.feedback import Outcome, reference
+from rmsnorm_course.exercises.errors import UnknownExercise
+from rmsnorm_course.exercises.feedback import Outcome, reference
 
 
 @pytest.mark.parametrize(

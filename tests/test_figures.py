@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from matplotlib.patches import Rectangle
 
-from rmsnorm_course import evidence, figures
-from rmsnorm_course.comparison import activation_comparison, placement_curves
-from rmsnorm_course.explorer import explore
+from rmsnorm_course.studies import evidence
+from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
+from rmsnorm_course.views import figures
+from rmsnorm_course.views.explorer import explore
 
 
 def png(fig) -> bytes:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.errors import GradientCheckError
-from rmsnorm_course.gradcheck import gradient_check, numeric_gradient
+from rmsnorm_course.core.errors import GradientCheckError
+from rmsnorm_course.core.gradcheck import gradient_check, numeric_gradient
 
 
 def cubic(x):

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from leaks import expected_renderings
 
-from rmsnorm_course.exercises import EXERCISES, Exercise
-from rmsnorm_course.grading import answers_file
-from rmsnorm_course.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.answers import answers_file
+from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.registry import EXERCISES, Exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 M = len(EXERCISES)

@@ -10,10 +10,10 @@ import pytest
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.errors import AnswersFileError
-from rmsnorm_course.exercises import EXERCISES
-from rmsnorm_course.feedback import Outcome
-from rmsnorm_course.grading import AnswerSheet, answers_file, key_lines, read_answers
+from rmsnorm_course.exercises.answers import AnswerSheet, answers_file, key_lines, read_answers
+from rmsnorm_course.exercises.errors import AnswersFileError, GradingError
+from rmsnorm_course.exercises.feedback import Outcome
+from rmsnorm_course.exercises.registry import EXERCISES
 
 SHIPPED = Path(__file__).resolve().parent.parent / "exercises" / "answers.toml"
 
@@ -73,7 +73,8 @@ def test_a_malformed_file_names_its_line(tmp_path):
     path = write(tmp_path, 'mean-square = 12.5\nnormalized =\noutput = ""\n')
     with pytest.raises(AnswersFileError, match=r"not valid TOML: .*line 2") as caught:
         read_answers(path)
-    assert isinstance(caught.value, RMSNormError) and caught.value.boundary == "answers-file"
+    assert isinstance(caught.value, GradingError) and not isinstance(caught.value, RMSNormError)
+    assert caught.value.boundary == "answers-file"
 
 
 def test_a_missing_or_binary_file_says_so(tmp_path):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.errors import AnswerKindError
-from rmsnorm_course.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.errors import AnswerKindError, GradingError
+from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 
@@ -17,7 +17,8 @@ OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 def refused(kind, raw, *fragments):
     with pytest.raises(AnswerKindError) as caught:
         kind.read(raw)
-    assert isinstance(caught.value, RMSNormError) and caught.value.boundary == "answer-kind"
+    assert isinstance(caught.value, GradingError) and not isinstance(caught.value, RMSNormError)
+    assert caught.value.boundary == "answer-kind"
     for fragment in fragments:
         assert fragment in str(caught.value)
 

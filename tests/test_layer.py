@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import RMSNorm, rms_norm
-from rmsnorm_course.errors import EmptyFeatureWidth, GainShapeError, InvalidEpsilon, ParameterNameError
+from rmsnorm_course.core.errors import EmptyFeatureWidth, GainShapeError, InvalidEpsilon, ParameterNameError
 
 NAME = "decoder.block.0.attention_norm.gain"
 

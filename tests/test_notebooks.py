@@ -14,7 +14,7 @@ import jupytext
 import pytest
 from pybtex.database import parse_file
 
-from rmsnorm_course.exercises import EXERCISES
+from rmsnorm_course.exercises.registry import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.errors import ParameterNameError
-from rmsnorm_course.parameters import NamedParameter, adamw_parameter_groups, check_name
+from rmsnorm_course.core.errors import ParameterNameError
+from rmsnorm_course.core.parameters import NamedParameter, adamw_parameter_groups, check_name
 
 GAIN = "decoder.block.0.attention_norm.gain"
 WEIGHT = "decoder.block.0.attention.query.weight"

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
-from rmsnorm_course import fastpath, precision, rms_norm_forward
+from rmsnorm_course import rms_norm_forward
+from rmsnorm_course.core import fastpath
+from rmsnorm_course.studies import precision
 
 # Decades from the bottom of each dtype's range to the top (float32 from its subnormals).
 MAGNITUDES = {np.float64: range(-300, 301, 10), np.float32: range(-44, 38, 2)}

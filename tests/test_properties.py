@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rmsnorm_course import rms_norm, rms_norm_backward, rms_norm_forward
-from rmsnorm_course.gradcheck import numeric_gradient
+from rmsnorm_course.core.gradcheck import numeric_gradient
 
 settings.register_profile("course", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("course")

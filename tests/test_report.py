@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from rmsnorm_course import evidence, report
 from rmsnorm_course.__main__ import main
+from rmsnorm_course.studies import evidence
+from rmsnorm_course.views import report
 
 SEED_LINES = [
     "mean square           [12.500000]",

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
-from rmsnorm_course import RMSNormError, errors, rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course import RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course.core import errors
 
 X, G, EPS = [3.0, 4.0], [1.5, 0.5], 1e-5
 

@@ -11,9 +11,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from rmsnorm_course import rms_norm
-from rmsnorm_course.explorer import EPS_CHOICES, VECTORS, explore, readout_rows
-from rmsnorm_course.static_explorer import CHECK_SETTINGS, static_explorer_html
-from rmsnorm_course.widgets import ScaleExplorer
+from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore, readout_rows
+from rmsnorm_course.views.static_explorer import CHECK_SETTINGS, static_explorer_html
+from rmsnorm_course.views.widgets import ScaleExplorer
 
 
 @pytest.fixture(scope="module")

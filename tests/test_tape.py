@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from rmsnorm_course import errors, rms_norm, rms_norm_backward, rms_norm_forward
-from rmsnorm_course.gradcheck import numeric_gradient
-from rmsnorm_course.tape import Tensor, tape_rms_norm, tape_rms_norm_gradients
+from rmsnorm_course import rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course.core import errors
+from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.core.tape import Tensor, tape_rms_norm, tape_rms_norm_gradients
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True)
 

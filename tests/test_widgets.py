@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from rmsnorm_course import rms_norm
-from rmsnorm_course.explorer import VECTORS
-from rmsnorm_course.report import fmt
-from rmsnorm_course.widgets import ScaleExplorer, readout_rows
+from rmsnorm_course.core.format import fmt
+from rmsnorm_course.views.explorer import VECTORS
+from rmsnorm_course.views.widgets import ScaleExplorer, readout_rows
 
 
 def test_default_readouts_show_the_worked_example():

@@ -1,9 +1,9 @@
 """RMSNorm, taught by prediction and evidence: the package behind the course chapter."""
 
-from .errors import RMSNormError
-from .feedback import check
-from .layer import RMSNorm
-from .rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
+from .core.errors import RMSNormError
+from .core.layer import RMSNorm
+from .core.rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
+from .exercises.feedback import check
 
 __all__ = [
     "RMSNorm",

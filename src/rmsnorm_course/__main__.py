@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import evidence, grading, report
+from .exercises import answers as grading
+from .studies import evidence
+from .views import report
 
 
 def main(argv: list[str] | None = None) -> int:

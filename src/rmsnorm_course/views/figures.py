@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
-from .comparison import ActivationComparison, PlacementCurves  # noqa: E402
-from .evidence import Primary  # noqa: E402
+from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
+from ..studies.evidence import Primary  # noqa: E402
 from .explorer import ExplorerState, normalized_mean_square_curve  # noqa: E402
 from .report import fmt  # noqa: E402
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from .rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
+from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
 
 # Zhang and Sennrich (2019) report RMSNorm cutting running time by 7% to 64% against LayerNorm.
 PAPER_SPEEDUP = (0.07, 0.64)

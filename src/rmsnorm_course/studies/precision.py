@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..core.rmsnorm import rms_norm
 from .cost import rms_norm_formula
-from .rmsnorm import rms_norm
 
 FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
 HALF_PRECISION_ROW = (300.0, 1.0)  # 300**2 exceeds float16's largest value, 65504

@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import errors
-from .rmsnorm import DEFAULT_EPS, _as_real_array, _validated, _validated_upstream, compute_dtype, output_dtype, row_name
+from .checks import as_real_array, compute_dtype, output_dtype, row_name, validated, validated_upstream
+from .reference import DEFAULT_EPS
 
 
 class Tensor:
@@ -28,7 +29,7 @@ class Tensor:
     def __init__(
         self, value: npt.ArrayLike, parents: tuple[Tensor, ...] = (), rule: Callable | None = None, op: str = ""
     ):
-        array = _as_real_array(value, "tensor value")
+        array = as_real_array(value, "tensor value")
         self.value = array.astype(compute_dtype(array.dtype), copy=False)
         self.grad = np.zeros_like(self.value)
         self.parents, self._rule, self.op = parents, rule, op
@@ -112,7 +113,7 @@ class Tensor:
                     f"{self.value.shape}; expected grad_output of shape {self.value.shape}"
                 )
             grad_output = np.ones_like(self.value)
-        upstream = _as_real_array(grad_output, "grad_output")
+        upstream = as_real_array(grad_output, "grad_output")
         if upstream.shape != self.value.shape:
             raise errors.UpstreamShapeError(
                 f"grad_output has shape {upstream.shape}, but the output has shape {self.value.shape}; "
@@ -152,7 +153,7 @@ def tape_rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: floa
     The tape computes the formula as written, with none of the reference's
     rescaling, so it refuses rows whose squares leave the float range.
     """
-    x_value, gain_value, eps, _ = _validated(x, gain, eps)
+    x_value, gain_value, eps, _ = validated(x, gain, eps)
     x, gain = Tensor(x_value), Tensor(gain_value)
     with np.errstate(over="ignore"):  # an overflow is reported by row just below
         mean_square = (x * x).mean(axis=-1)
@@ -167,7 +168,7 @@ def tape_rms_norm_gradients(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(grad_x, grad_gain)`` by reverse mode alone, in the input's dtype like ``rms_norm_backward``."""
     forward = tape_rms_norm(x, gain, eps)
-    forward.output.backward(_validated_upstream(grad_output, forward.x.value))
+    forward.output.backward(validated_upstream(grad_output, forward.x.value))
     out_dtype = output_dtype(np.asarray(x).dtype)
     return forward.x.grad.astype(out_dtype, copy=False), forward.gain.grad.astype(out_dtype, copy=False)
 

@@ -78,18 +78,6 @@ class SquareOverflow(RMSNormError):
     boundary = "square-overflow"
 
 
-class UnknownExercise(RMSNormError):
-    boundary = "unknown-exercise"
-
-
-class AnswerKindError(RMSNormError):
-    boundary = "answer-kind"
-
-
-class AnswersFileError(RMSNormError):
-    boundary = "answers-file"
-
-
 class OutputArrayError(RMSNormError):
     boundary = "output-array"
 

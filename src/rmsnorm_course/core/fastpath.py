@@ -2,7 +2,7 @@
 
 RMSNorm is memory-bound. A forward pass must read x once and write y once, so
 copying x into a preallocated array is the limit on any machine. The reference
-path in rmsnorm.py streams memory several times, with full-size temporaries for
+path in reference.py streams memory several times, with full-size temporaries for
 x**2, x-hat and the output. Here the rows are taken a block at a time, small
 enough to stay in cache, so every temporary is block-sized:
 
@@ -26,17 +26,9 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
+from .checks import check_values, checked_request, output_dtype, require_finite_rows
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
-from .rmsnorm import (
-    DEFAULT_EPS,
-    _check_values,
-    _checked_request,
-    _gradients,
-    _normalize,
-    _require_finite_rows,
-    output_dtype,
-    safe_floor,
-)
+from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
 BLOCK_BYTES = 256 * 1024  # a block with its scratch and its output stays in a 2 MiB cache
 
@@ -68,7 +60,7 @@ def rms_norm_blocked(
     an ``out`` whose rows are not contiguous in memory is staged through one full copy.
     """
     callers_gain = gain
-    x, gain, eps = _checked_request(x, gain, eps)
+    x, gain, eps = checked_request(x, gain, eps)
     out = _checked_out(out, x, callers_gain)
     width, working = x.shape[-1], gain.dtype
     result = out if out.flags.c_contiguous else np.empty(x.shape, out.dtype)
@@ -82,7 +74,7 @@ def rms_norm_blocked(
     factor = np.empty((step, width), working)
     converted = None if in_place else np.empty((step, width), working)
     in_range = _InRange(gain)
-    check_values = functools.cache(lambda: _check_values(x, eps))
+    check_once = functools.cache(lambda: check_values(x, eps))
 
     with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
         for rows in _blocks(target.shape[0], step):
@@ -92,8 +84,8 @@ def rms_norm_blocked(
                 np.multiply(inverse_rms[:, None], gain, out=factor[: len(block)])
                 np.multiply(block, factor[: len(block)], out=target[rows])
             else:
-                check_values()  # raises, naming the row, if the reference would
-                _, _, normalized = _normalize(block, eps)
+                check_once()  # raises, naming the row, if the reference would
+                _, _, normalized = normalize(block, eps)
                 np.multiply(normalized, gain, out=target[rows])
 
     if result is not out:
@@ -114,7 +106,7 @@ def rms_norm_backward_blocked(
     products: sum_j P * gain gives mean(u * x-hat) and sum_i (1/RMS) * P gives grad_gain.
     ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
     """
-    x, gain, eps = _checked_request(x, gain, eps)
+    x, gain, eps = checked_request(x, gain, eps)
     width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
     grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width, working)
     in_place = dtype == working
@@ -132,9 +124,9 @@ def rms_norm_backward_blocked(
     in_range = _InRange(gain)
 
     @functools.cache
-    def check_values() -> None:
-        _check_values(x, eps)
-        _require_finite_rows(grad_output, "grad_output")
+    def check_once() -> None:
+        check_values(x, eps)
+        require_finite_rows(grad_output, "grad_output")
 
     with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
         for rows in _blocks(targets.shape[0], step):
@@ -154,8 +146,8 @@ def rms_norm_backward_blocked(
                 np.multiply(product[:n], (inverse_rms * projection)[:, None], out=product[:n])
                 np.subtract(result, product[:n], out=result)  # r * (u - x-hat * projection)
             else:
-                check_values()  # raises, naming the row, if the reference would
-                block_grad_x, block_grad_gain = _gradients(block, gain, eps, upstream)
+                check_once()  # raises, naming the row, if the reference would
+                block_grad_x, block_grad_gain = gradients(block, gain, eps, upstream)
                 result[...] = block_grad_x
                 grad_gain += block_grad_gain
             if not in_place:

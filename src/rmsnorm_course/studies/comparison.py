@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .baselines import layer_norm
-from .rmsnorm import rms_norm, rms_norm_backward
+from ..core.baselines import layer_norm
+from ..core.rmsnorm import rms_norm, rms_norm_backward
 
 ACTIVATION_SHAPE = (16, 128, 512)
 ACTIVATION_OFFSET = 1.5

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .evidence import EPS, INPUT, TINY_INPUT
-from .report import fmt
-from .rmsnorm import rms_norm_forward
+from ..core.format import fmt
+from ..core.rmsnorm import rms_norm_forward
+from ..studies.example import EPS, INPUT, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
 EPS_CHOICES = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 1e-2)

@@ -75,7 +75,7 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
         for i, (label, text) in enumerate(readout_rows(state))
     )
     figure = base64.b64encode(png_bytes(explorer_figure(state))).decode("ascii")
-    script = files("rmsnorm_course").joinpath("static/explorer.js").read_text()
+    script = files("rmsnorm_course.views").joinpath("static/explorer.js").read_text()
     return f"""<div class="rmsnorm-explorer">
 <p class="rmsnorm-explorer-note">{LIVE_VERSION}</p>
 <form class="rmsnorm-explorer-controls" onsubmit="return false">

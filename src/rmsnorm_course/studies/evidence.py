@@ -11,28 +11,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import errors
-from .baselines import batch_norm_train, layer_norm
-from .gradcheck import GradientCheckReport, gradient_check
-from .layer import RMSNorm
-from .parameters import NamedParameter, ParameterGroups, adamw_parameter_groups
-from .rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
-from .tape import TapeRMSNormForward, Tensor, tape_rms_norm, tape_rms_norm_gradients
-
-INPUT = (3.0, 4.0)
-GAIN = (1.5, 0.5)
-EPS = 1e-5
-IDEAL_EPS = 0.0
-TINY_INPUT = (0.0003, 0.0004)
-SCALE_FACTOR = 10.0
-UPSTREAM = (1.0, -2.0)
-STEP = 1e-6
-TOLERANCE = 2e-6
-GAIN_NAME = "decoder.block.0.attention_norm.gain"
-BATCH = ((3.0, 4.0), (0.0, 5.0))
-ZERO_ROW = (0.0, 0.0)
-ANCHOR = (1.0, 3.0)
-COMPANION = (5.0, 7.0)
+from ..core import errors
+from ..core.baselines import batch_norm_train, layer_norm
+from ..core.gradcheck import GradientCheckReport, gradient_check
+from ..core.layer import RMSNorm
+from ..core.parameters import NamedParameter, ParameterGroups, adamw_parameter_groups
+from ..core.rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
+from ..core.tape import TapeRMSNormForward, Tensor, tape_rms_norm, tape_rms_norm_gradients
+from .example import (
+    ANCHOR,
+    BATCH,
+    COMPANION,
+    EPS,
+    GAIN,
+    GAIN_NAME,
+    IDEAL_EPS,
+    INPUT,
+    SCALE_FACTOR,
+    STEP,
+    TINY_INPUT,
+    TOLERANCE,
+    UPSTREAM,
+    ZERO_ROW,
+)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Sequence
 
 from IPython.display import Markdown
 
-from .comparison import IMPLEMENTATIONS, Statistics
-from .evidence import ANCHOR, COMPANION, Evidence, History
-from .report import fmt
+from ..core.format import fmt
+from ..studies.comparison import IMPLEMENTATIONS, Statistics
+from ..studies.evidence import Evidence, History
+from ..studies.example import ANCHOR, COMPANION
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Markdown:

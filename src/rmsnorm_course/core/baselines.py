@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from .reference import DEFAULT_EPS
 
-def batch_norm_train(batch: npt.ArrayLike, eps: float = 1e-5) -> np.ndarray:
+
+def batch_norm_train(batch: npt.ArrayLike, eps: float = DEFAULT_EPS) -> np.ndarray:
     """Normalize each feature over axis 0 (the batch) with the batch's own mean and variance."""
     batch = np.asarray(batch, dtype=np.float64)
     mean = batch.mean(axis=0, keepdims=True)
@@ -20,7 +22,7 @@ def batch_norm_train(batch: npt.ArrayLike, eps: float = 1e-5) -> np.ndarray:
     return (batch - mean) / np.sqrt(variance + eps)
 
 
-def layer_norm(x: npt.ArrayLike, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: npt.ArrayLike, eps: float = DEFAULT_EPS) -> np.ndarray:
     """Center and scale each example's last axis by its own mean and variance."""
     x = np.asarray(x)
     x = x.astype(np.result_type(x.dtype, np.float32), copy=False)

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
-from .evidence import ANCHOR, BATCH, COMPANION, GAIN_NAME, Evidence
-from .gradcheck import GradientCheckReport
-
-
-def fmt(values: Iterable[float] | float | np.ndarray) -> str:
-    """Six decimals, as the chapter prints them: ``[0.848528, 1.131370]``."""
-    array = np.asarray(values, dtype=np.float64)
-    if array.ndim == 0:
-        return f"{float(array):.6f}"
-    return "[" + ", ".join(fmt(v) for v in array) + "]"
+from ..core.format import fmt
+from ..core.gradcheck import GradientCheckReport
+from ..studies.evidence import Evidence
+from ..studies.example import ANCHOR, BATCH, COMPANION, GAIN_NAME
 
 
 def render(evidence: Evidence) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from .checks import check_eps, check_gain
 from .errors import EmptyFeatureWidth
 from .parameters import NamedParameter
-from .rmsnorm import DEFAULT_EPS, RMSNormForward, check_eps, check_gain, rms_norm, rms_norm_backward, rms_norm_forward
+from .rmsnorm import DEFAULT_EPS, RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
 
 
 class RMSNorm:

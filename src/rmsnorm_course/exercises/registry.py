@@ -17,17 +17,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import evidence
-from .block import PreNormBlock
-from .errors import RMSNormError, UnknownExercise
+from ..core.errors import RMSNormError
+from ..core.format import fmt
+from ..core.layer import RMSNorm
+from ..core.parameters import adamw_parameter_groups
+from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
+from ..studies import evidence, example
+from ..studies.block import PreNormBlock
+from .errors import UnknownExercise
 from .kinds import Choice, Kind, Number, Shape, Vector
-from .layer import RMSNorm
-from .parameters import adamw_parameter_groups
-from .report import fmt
-from .rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
 
-X, G, EPS = evidence.INPUT, evidence.GAIN, evidence.EPS
-TINY, FACTOR, UPSTREAM = evidence.TINY_INPUT, evidence.SCALE_FACTOR, evidence.UPSTREAM
+X, G, EPS = example.INPUT, example.GAIN, example.EPS
+TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM
 BATCH_SHAPE = (2, 5, 3)  # [B, T, d] with three different sizes, so no axis can be mistaken for another
 SHAPE_SEED = 25
 TOLERANCE = 1e-5  # six decimals, as the chapter prints them, pass with room to spare
@@ -118,7 +119,7 @@ def _output() -> Solution:
 
 
 def _scaled_ideal() -> Solution:
-    card = evidence.scale_card("ideal", X, evidence.IDEAL_EPS, FACTOR)
+    card = evidence.scale_card("ideal", X, example.IDEAL_EPS, FACTOR)
     return Solution(
         tuple(card.scaled.tolist()),
         f"With eps = 0, x-hat of {FACTOR:g}x is {fmt(card.scaled)}, the same as x-hat of x "
@@ -135,7 +136,7 @@ def _scaled_ideal() -> Solution:
 
 def _tiny_normalized() -> Solution:
     forward = rms_norm_forward(TINY, None, EPS)
-    ideal = rms_norm_forward(TINY, None, evidence.IDEAL_EPS).normalized
+    ideal = rms_norm_forward(TINY, None, example.IDEAL_EPS).normalized
     ms = float(forward.mean_square[0])
     return Solution(
         tuple(forward.normalized.tolist()),
@@ -156,7 +157,7 @@ def _tiny_scaled() -> Solution:
         pitfalls=(
             (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
             (
-                tuple(rms_norm(FACTOR * np.asarray(TINY), None, evidence.IDEAL_EPS).tolist()),
+                tuple(rms_norm(FACTOR * np.asarray(TINY), None, example.IDEAL_EPS).tolist()),
                 "That is the eps = 0 ideal; here eps still matters.",
             ),
         ),
@@ -192,10 +193,10 @@ ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 def _zero_row_outcome(eps: float) -> tuple[int, str]:
     """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
     try:
-        output = rms_norm(evidence.ZERO_ROW, G, eps)
+        output = rms_norm(example.ZERO_ROW, G, eps)
     except RMSNormError as error:
-        return 2, f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
-    quoted = f"rms_norm({_nums(evidence.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+        return 2, f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
+    quoted = f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
     if np.all(output == 0):
         return 0, quoted
     if np.all(np.isnan(output)):
@@ -233,8 +234,8 @@ def _centering_and_batch() -> Solution:
     index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
     return Solution(
         index,
-        f"The anchor {_nums(evidence.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
-        f"{_nums(evidence.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
+        f"The anchor {_nums(example.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
+        f"{_nums(example.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
         f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
         f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
     )
@@ -284,13 +285,13 @@ POLICY_OPTIONS = (
 
 
 def _no_decay_policy() -> Solution:
-    layer = RMSNorm(len(X), EPS, evidence.GAIN_NAME)
+    layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
     usual = adamw_parameter_groups(layer.parameters())
     decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
     _, grad_gain = rms_norm_backward(X, G, EPS, UPSTREAM)
     return Solution(
         1,
-        f"The usual policy puts {evidence.GAIN_NAME} in the no-decay group {list(usual.no_decay)}; "
+        f"The usual policy puts {example.GAIN_NAME} in the no-decay group {list(usual.no_decay)}; "
         f"passing no_decay=[] moves it to the decay group {list(decayed.decay)} while the layer computes "
         f"exactly the same output. The gain does get a gradient ({fmt(grad_gain)} in the worked example).",
     )
@@ -307,7 +308,7 @@ PLACEMENT_OPTIONS = (
 def _pre_norm_placement() -> Solution:
     """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
     block = PreNormBlock(len(X), seed=SHAPE_SEED)
-    x = np.array([X, evidence.ANCHOR])  # two positions of a sequence, width d = 2
+    x = np.array([X, example.ANCHOR])  # two positions of a sequence, width d = 2
     trace = block.trace(x)
     norm, branch = block.attention_norm, block.mixing
     candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
@@ -427,14 +428,14 @@ def _exercises() -> tuple[Exercise, ...]:
         ),
         Exercise(
             "zero-row-positive-eps",
-            f"What does RMSNorm return for the all-zero row {_nums(evidence.ZERO_ROW)} with eps = {EPS:g}?",
+            f"What does RMSNorm return for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
             Choice(ZERO_ROW_OPTIONS),
             "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
             _zero_row_positive_eps,
         ),
         Exercise(
             "zero-row-zero-eps",
-            f"And for the all-zero row {_nums(evidence.ZERO_ROW)} with eps = 0?",
+            f"And for the all-zero row {_nums(example.ZERO_ROW)} with eps = 0?",
             Choice(ZERO_ROW_OPTIONS),
             "With eps = 0 the RMS of a zero row is 0; this package names a row it cannot normalize.",
             _zero_row_zero_eps,

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import exercises
+from . import registry as exercises
 from .errors import AnswersFileError, UnknownExercise
-from .exercises import EXERCISES, Exercise
 from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
+from .registry import EXERCISES, Exercise
 
 BLANK = '""'
 _KEY = re.compile(r"""^\s*\[*\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*[=\].]""")

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .layer import RMSNorm
-from .parameters import NamedParameter
+from ..core.layer import RMSNorm
+from ..core.parameters import NamedParameter
+from ..core.reference import DEFAULT_EPS
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class BlockTrace:
 class PreNormBlock:
     """Decoder block ``index`` with two RMSNorm layers and small seeded weights."""
 
-    def __init__(self, width: int, index: int = 0, hidden: int | None = None, seed: int = 0, eps: float = 1e-5):
+    def __init__(self, width: int, index: int = 0, hidden: int | None = None, seed: int = 0, eps: float = DEFAULT_EPS):
         prefix = f"decoder.block.{index}"
         hidden = hidden or 4 * width
         rng = np.random.default_rng(seed)

@@ -12,10 +12,10 @@ import html
 from dataclasses import dataclass
 from enum import Enum
 
-from . import exercises
+from . import registry as exercises
 from .errors import AnswerKindError
-from .exercises import Exercise
 from .kinds import Choice
+from .registry import Exercise
 
 
 class Outcome(Enum):

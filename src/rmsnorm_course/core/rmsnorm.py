@@ -1,0 +1,77 @@
+"""RMSNorm over the last axis: the public forward, with its intermediates, and backward.
+
+    y = g * x / sqrt(mean(x**2) + eps)
+
+The mean runs over the final axis only, so every row (one feature vector) is
+normalized on its own. Precision policy, in one line: integers and bools become
+float64, float16 is computed in float32 and handed back as float16, float32 and
+float64 stay as they are. These functions check the request (``checks``), then
+pick a path: the reference arithmetic (``reference``) or, for large inputs and
+``out=``, the blocked fast path (``fastpath``) built on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from . import fastpath
+from .checks import validated, validated_upstream
+from .reference import DEFAULT_EPS, RMSNormForward, gradients, normalize
+
+__all__ = ["DEFAULT_EPS", "RMSNormForward", "rms_norm", "rms_norm_backward", "rms_norm_forward"]
+
+
+def rms_norm(
+    x: npt.ArrayLike,
+    gain: npt.ArrayLike | None = None,
+    eps: float = DEFAULT_EPS,
+    *,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``.
+
+    ``out``, if given, receives the result and is returned: an array of the input's
+    shape and output dtype that shares no memory with the input (if the input is
+    rejected, ``out`` may already hold part of the work). Large inputs, and
+    every call with ``out``, take the blocked fast path (fastpath.py); its results
+    agree with the reference arithmetic below to a few units in the last place.
+    """
+    if out is not None or fastpath.worth_blocking(x):
+        return fastpath.rms_norm_blocked(x, gain, eps, out)
+    return rms_norm_forward(x, gain, eps).output
+
+
+def rms_norm_forward(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> RMSNormForward:
+    """Run RMSNorm and keep every intermediate, for teaching and for the backward."""
+    x, gain, eps, out_dtype = validated(x, gain, eps)
+    mean_square, inverse_rms, normalized = normalize(x, eps)
+    return RMSNormForward(
+        mean_square=mean_square,
+        inverse_rms=inverse_rms,
+        normalized=normalized.astype(out_dtype, copy=False),
+        output=(normalized * gain).astype(out_dtype, copy=False),
+    )
+
+
+def rms_norm_backward(
+    x: npt.ArrayLike,
+    gain: npt.ArrayLike | None,
+    eps: float,
+    grad_output: npt.ArrayLike,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Closed-form gradients ``(grad_x, grad_gain)`` for an upstream ``grad_output``.
+
+    With r = 1/sqrt(mean(x**2) + eps), x-hat = x * r and u = grad_output * g:
+
+        grad_x    = r * (u - x-hat * mean(u * x-hat))      (per row)
+        grad_gain = sum over every row of grad_output * x-hat     shape (d,)
+
+    Both come back in the input's dtype. Large inputs take the blocked fast path.
+    """
+    if fastpath.worth_blocking(x, grad_output):
+        return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
+    x, gain, eps, out_dtype = validated(x, gain, eps)
+    grad_output = validated_upstream(grad_output, x)
+    grad_x, grad_gain = gradients(x, gain, eps, grad_output)
+    return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype, copy=False)

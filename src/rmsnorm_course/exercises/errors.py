@@ -1,0 +1,25 @@
+"""Errors of grading: an exercise that does not exist, an answer or a file that cannot be read.
+
+They are not RMSNorm's refusals (``core.errors``): nothing here is a bad request to
+the maths, so they have a base class of their own.
+"""
+
+from __future__ import annotations
+
+
+class GradingError(ValueError):
+    """An exercise, answer or answers file that cannot be graded; ``boundary`` names which rule it broke."""
+
+    boundary = "grading"
+
+
+class UnknownExercise(GradingError):
+    boundary = "unknown-exercise"
+
+
+class AnswerKindError(GradingError):
+    boundary = "answer-kind"
+
+
+class AnswersFileError(GradingError):
+    boundary = "answers-file"
