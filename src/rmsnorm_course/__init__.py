@@ -1,9 +1,14 @@
-"""RMSNorm, taught by prediction and evidence: the package behind the course chapter."""
+"""RMSNorm, taught by prediction and evidence: the package behind the course chapter.
+
+``import rmsnorm_course`` loads the core only (the maths). ``check``, the exercises'
+feedback, loads on first use, with the studies it solves them from.
+"""
+
+from __future__ import annotations
 
 from .core.errors import RMSNormError
 from .core.layer import RMSNorm
 from .core.rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
-from .exercises.feedback import check
 
 __all__ = [
     "RMSNorm",
@@ -14,3 +19,12 @@ __all__ = [
     "rms_norm_backward",
     "rms_norm_forward",
 ]
+
+
+def __getattr__(name: str):
+    """Load ``check`` when it is first asked for (PEP 562), not with the package."""
+    if name == "check":
+        from .exercises.feedback import check
+
+        return check
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
