@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from matplotlib.patches import Rectangle
 
-from rmsnorm_course.studies import evidence
+from rmsnorm_course.studies import cost, evidence, precision
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import explore
@@ -58,3 +58,17 @@ def test_follow_one_vector_prints_the_computed_values_with_three_border_styles()
 def test_block_diagram_names_both_norms():
     texts = " ".join(t.get_text() for t in figures.pre_norm_block_figure().axes[0].texts)
     assert "attention_norm" in texts and "ffn_norm" in texts and "identity path" in texts
+
+
+def test_sweep_figure_has_labelled_axes_and_both_methods():
+    fig = figures.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30]))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.get_legend().get_texts()) == 2
+
+
+def test_cost_figure_has_labelled_axes_and_marks_the_copy():
+    fig = figures.cost_ratios_figure({cost.FORWARD: {"copy": 1.0, "a": 2.0}, cost.BACKWARD: {"a": 3.0}})
+    forward, backward = fig.axes
+    assert forward.get_xlabel() and forward.get_ylabel() and forward.get_title() == cost.FORWARD
+    assert [bar.get_width() for bar in forward.patches] == [1.0, 2.0]
+    assert forward.patches[0].get_hatch() == "//" and backward.patches[0].get_width() == 3.0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.baselines import layer_norm
-from ..core.rmsnorm import rms_norm, rms_norm_backward
+from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
 
 ACTIVATION_SHAPE = (16, 128, 512)
 ACTIVATION_OFFSET = 1.5
@@ -128,5 +128,7 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
         "inside: x / sqrt(mean(x**2) + eps)",
         "input dtype",
     ),
-    Implementation("this course (rms_norm)", "1e-5", "inside: x / sqrt(mean(x**2) + eps)", "float16 in float32"),
+    Implementation(
+        "this course (rms_norm)", f"{DEFAULT_EPS:g}", "inside: x / sqrt(mean(x**2) + eps)", "float16 in float32"
+    ),
 )

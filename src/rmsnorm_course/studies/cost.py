@@ -1,4 +1,4 @@
-"""What RMSNorm costs, measured: the formulas it is compared with, and the stopwatch.
+"""What RMSNorm costs, measured against the formulas as written (``formulas``), by stopwatch.
 
 RMSNorm is memory-bound: per element it does a few arithmetic operations but
 must read x and write y, so memory, not arithmetic, sets its speed. The yardstick
@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
+from .formulas import layer_norm_formula, layer_norm_formula_backward, rms_norm_formula, rms_norm_formula_backward
 
 # Zhang and Sennrich (2019) report RMSNorm cutting running time by 7% to 64% against LayerNorm.
 PAPER_SPEEDUP = (0.07, 0.64)
@@ -29,46 +30,6 @@ FORWARD_FLOPS_PER_ELEMENT = 4
 def arithmetic_intensity(dtype: npt.DTypeLike) -> float:
     """Forward flops per byte moved: each element is read once and written once."""
     return FORWARD_FLOPS_PER_ELEMENT / (2 * np.dtype(dtype).itemsize)
-
-
-# --- the formulas as usually written: whole-array numpy, a temporary per step --------
-
-
-def rms_norm_formula(x: np.ndarray, gain: np.ndarray, eps: float = DEFAULT_EPS) -> np.ndarray:
-    """y = x / sqrt(mean(x**2) + eps) * g, exactly as written (no rescaling, no blocks)."""
-    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gain
-
-
-def rms_norm_formula_backward(
-    x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The closed-form RMSNorm backward, written the same way."""
-    inverse_rms = 1 / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
-    normalized = x * inverse_rms
-    upstream = grad_output * gain
-    grad_x = inverse_rms * (upstream - normalized * np.mean(upstream * normalized, axis=-1, keepdims=True))
-    return grad_x, np.sum(grad_output * normalized, axis=tuple(range(x.ndim - 1)))
-
-
-def layer_norm_formula(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float = DEFAULT_EPS) -> np.ndarray:
-    """y = (x - mean) / sqrt(var + eps) * g + b, LayerNorm with its affine, written the same way."""
-    centered = x - np.mean(x, axis=-1, keepdims=True)
-    return centered / np.sqrt(np.mean(centered**2, axis=-1, keepdims=True) + eps) * gain + bias
-
-
-def layer_norm_formula_backward(
-    x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LayerNorm's closed-form backward: ``(grad_x, grad_gain, grad_bias)``."""
-    centered = x - np.mean(x, axis=-1, keepdims=True)
-    inverse_std = 1 / np.sqrt(np.mean(centered**2, axis=-1, keepdims=True) + eps)
-    normalized = centered * inverse_std
-    upstream = grad_output * gain
-    mean_upstream = np.mean(upstream, axis=-1, keepdims=True)
-    projection = np.mean(upstream * normalized, axis=-1, keepdims=True)
-    grad_x = inverse_std * (upstream - mean_upstream - normalized * projection)
-    rows = tuple(range(x.ndim - 1))
-    return grad_x, np.sum(grad_output * normalized, axis=rows), np.sum(grad_output, axis=rows)
 
 
 # --- the stopwatch ------------------------------------------------------------------
@@ -136,20 +97,3 @@ def cost_ratios(
     for (direction, name), seconds in times.items():
         ratios[direction][name] = seconds / copy
     return ratios
-
-
-def plot_ratios(ratios: Mapping[str, Mapping[str, float]]):
-    """Horizontal bars: each implementation's time as a multiple of one copy of x."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharex=False, layout="constrained")
-    for ax, direction in zip(axes, (FORWARD, BACKWARD)):
-        names = list(ratios[direction])
-        values = [ratios[direction][n] for n in names]
-        ax.barh(names, values, color=["0.6" if "copy" in n else "C0" for n in names])
-        ax.axvline(1.0, color="0.3", linewidth=0.8, linestyle="--")
-        ax.invert_yaxis()
-        ax.set_xlabel("time as a multiple of one copy of x")
-        ax.set_title(direction)
-    axes[0].set_ylabel("implementation")
-    return fig

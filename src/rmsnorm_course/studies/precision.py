@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.rmsnorm import rms_norm
-from .cost import rms_norm_formula
+from .formulas import rms_norm_formula
 
 FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
 HALF_PRECISION_ROW = (300.0, 1.0)  # 300**2 exceeds float16's largest value, 65504
@@ -63,22 +63,3 @@ def sweep(
     with np.errstate(all="ignore"):
         formula = rms_norm_formula(x, gain, eps)
     return Sweep(np.asarray(exponents), ulps_off(rms_norm(x, gain, eps), reference), ulps_off(formula, reference))
-
-
-def plot_sweep(result: Sweep):
-    """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
-    import matplotlib.pyplot as plt
-
-    ceiling = 1e9
-    fig, ax = plt.subplots(figsize=(8, 3.2), layout="constrained")
-    formula = np.minimum(result.formula_ulps, ceiling)
-    ax.plot(result.exponents, formula, "x", color="C3", label="formula as written")
-    ax.plot(result.exponents, result.package_ulps, "o", color="C0", label="rms_norm")
-    ax.axhline(ceiling, color="0.5", linewidth=0.8, linestyle=":")
-    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=8, color="0.4")
-    ax.set_yscale("symlog", linthresh=1)
-    ax.set_ylim(0, ceiling * 20)
-    ax.set_xlabel("decade of the row's values (log10 of magnitude)")
-    ax.set_ylabel("worst error (ulps)")
-    ax.legend(loc="center right")
-    return fig

@@ -13,11 +13,11 @@ import numpy as np
 
 from ..core.format import fmt
 from ..core.rmsnorm import rms_norm_forward
-from ..studies.example import EPS, INPUT, TINY_INPUT
+from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
 EPS_CHOICES = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 1e-2)
-DEFAULT_SCALE, DEFAULT_EPS = 10.0, EPS
+DEFAULT_SCALE, DEFAULT_EPS = SCALE_FACTOR, EPS  # the explorer opens on the scale cards' setting
 
 
 def _feature_vector(width: int = 8, seed: int = 0) -> tuple[float, ...]:

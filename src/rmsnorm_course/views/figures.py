@@ -7,6 +7,8 @@ every figure reads in greyscale.
 
 from __future__ import annotations
 
+import io
+
 import matplotlib
 
 matplotlib.rcParams.update({"svg.hashsalt": "rmsnorm-course", "figure.dpi": 100, "font.size": 10})
@@ -17,7 +19,10 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
 from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
+from ..studies.cost import BACKWARD, FORWARD  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
+from ..studies.example import EPS  # noqa: E402
+from ..studies.precision import Sweep  # noqa: E402
 from .explorer import ExplorerState, normalized_mean_square_curve  # noqa: E402
 from .report import fmt  # noqa: E402
 
@@ -27,13 +32,20 @@ STYLES = (("-", BLUE, "o"), ("--", ORANGE, "s"), (":", GREEN, "^"), ("-.", PURPL
 RMS_AXIS = np.logspace(-6, 3, 400)
 
 
+def png_bytes(fig: Figure) -> bytes:
+    """The figure as PNG bytes, with no timestamp or version in them (the same bytes every build)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
 def _new(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
     fig, axes = plt.subplots(1, columns, figsize=(width, height), layout="constrained", squeeze=False)
     plt.close(fig)
     return fig, list(axes[0])
 
 
-def normalized_mean_square_figure(eps_values=(1e-8, 1e-5, 1e-2), state: ExplorerState | None = None) -> Figure:
+def normalized_mean_square_figure(eps_values=(1e-8, EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
     """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
     fig, (ax,) = _new(6.4, 3.6)
     _energy_axes(ax, eps_values, state)
@@ -240,4 +252,38 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
                 ax.add_patch(Rectangle((left + 0.12, 2.0 - row * 0.62), length, 0.14, color=GREY, alpha=0.5))
         if column < len(stages) - 1:
             _arrow(ax, (left + 1.72, 1.45), (left + 1.98, 1.45))
+    return fig
+
+
+def cost_ratios_figure(ratios) -> Figure:
+    """Horizontal bars: each implementation's time as a multiple of one copy of x, forward and backward."""
+    fig, axes = _new(9.0, 3.2, columns=2)
+    for ax, direction in zip(axes, (FORWARD, BACKWARD)):
+        names = list(ratios[direction])
+        values = [ratios[direction][n] for n in names]
+        bars = ax.barh(names, values, color=[GREY if "copy" in n else BLUE for n in names])
+        for bar, name in zip(bars, names):
+            bar.set_hatch("//" if "copy" in name else "")
+        ax.axvline(1.0, color=GREY, linewidth=0.8, linestyle="--")
+        ax.invert_yaxis()
+        ax.set_xlabel("time as a multiple of one copy of x")
+        ax.set_title(direction)
+    axes[0].set_ylabel("implementation")
+    return fig
+
+
+def precision_sweep_figure(result: Sweep) -> Figure:
+    """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
+    ceiling = 1e9
+    fig, (ax,) = _new(8.0, 3.2)
+    formula = np.minimum(result.formula_ulps, ceiling)
+    ax.plot(result.exponents, formula, "x", color=ORANGE, label="formula as written")
+    ax.plot(result.exponents, result.package_ulps, "o", color=BLUE, label="rms_norm")
+    ax.axhline(ceiling, color=GREY, linewidth=0.8, linestyle=":")
+    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=8, color=GREY)
+    ax.set_yscale("symlog", linthresh=1)
+    ax.set_ylim(0, ceiling * 20)
+    ax.set_xlabel("decade of the row's values (log10 of magnitude)")
+    ax.set_ylabel("worst error (ulps)")
+    ax.legend(loc="center right")
     return fig

@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import math
 from importlib.resources import files
 
-from matplotlib.figure import Figure
-
-from .explorer import EPS_CHOICES, SCALE_MAX, SCALE_MIN, VECTORS, ExplorerState, explore, readout_rows
-from .figures import explorer_figure
+from .explorer import (
+    DEFAULT_EPS,
+    DEFAULT_SCALE,
+    DEFAULT_VECTOR,
+    EPS_CHOICES,
+    SCALE_MAX,
+    SCALE_MIN,
+    VECTORS,
+    ExplorerState,
+    explore,
+    readout_rows,
+)
+from .figures import explorer_figure, png_bytes
 
 CHECK_SETTINGS = (
-    ("worked example [3, 4]", 10.0, 1e-5),
-    ("worked example [3, 4]", 1e-4, 0.0),
-    ("tiny [0.0003, 0.0004]", 10.0, 1e-5),
+    (DEFAULT_VECTOR, DEFAULT_SCALE, DEFAULT_EPS),
+    (DEFAULT_VECTOR, 1e-4, 0.0),
+    ("tiny [0.0003, 0.0004]", DEFAULT_SCALE, DEFAULT_EPS),
     ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
 )
@@ -33,13 +41,6 @@ LIVE_VERSION = (
     "(ipywidgets) runs in Jupyter: open this page on Binder with the rocket icon at "
     "the top, or run <code>book/scale-and-epsilon.md</code> locally."
 )
-
-
-def png_bytes(fig: Figure) -> bytes:
-    """The figure as PNG bytes."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
 
 
 def check_values(vector: str, scale: float, eps: float) -> dict[str, object]:

@@ -24,8 +24,8 @@ from .explorer import (
     explore,
     readout_rows,
 )
-from .figures import explorer_figure
-from .static_explorer import png_bytes, static_explorer_html
+from .figures import explorer_figure, png_bytes
+from .static_explorer import static_explorer_html
 
 
 def readout_html(state: ExplorerState) -> str:
