@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import rms_norm
+from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views.explorer import (
     EPS_CHOICES,
     SCALE_MAX,
@@ -30,7 +31,7 @@ def test_state_matches_rms_norm(vector, scale, eps):
 
 def test_eps_zero_makes_every_scale_invisible():
     for vector in VECTORS:
-        assert explore(vector, SCALE_MAX, 0.0).max_difference < 1e-15
+        assert explore(vector, SCALE_MAX, 0.0).max_difference <= ROUNDING
 
 
 def test_curve_is_ms_over_ms_plus_eps():

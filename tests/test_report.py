@@ -11,6 +11,7 @@ import pytest
 
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.studies import evidence
+from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views import report
 
 SEED_LINES = [
@@ -82,7 +83,7 @@ TAPE_LINES = [
     "tape grad_gain        [0.848528, -2.262741]",
     "tape central differences (step 1e-06, tolerance 2e-06): 2/2 input, 2/2 gain coordinates: pass",
     "tape replay: bitwise identical",
-    "[pass] tape gradients equal the closed form within 1e-12",
+    f"[pass] tape gradients equal the closed form within {ROUNDING:.2g}",
 ]
 
 
@@ -94,7 +95,7 @@ def test_report_prints_the_tape_section(printed, line):
 def test_tape_differences_from_the_closed_form_are_printed_and_tiny(printed):
     found = re.findall(r"\((?:reference|closed form) max \|difference\| ([0-9.e+-]+)\)", printed.stdout)
     assert len(found) == 3
-    assert all(float(value) <= 1e-12 for value in found)
+    assert all(float(value) <= ROUNDING for value in found)
 
 
 def test_a_failing_tape_replay_makes_the_exit_status_nonzero(monkeypatch, capsys):

@@ -34,6 +34,7 @@ from .example import (
     UPSTREAM,
     ZERO_ROW,
 )
+from .thresholds import BARELY_MOVES, ROUNDING, VISIBLY_MOVES
 
 
 @dataclass(frozen=True)
@@ -379,11 +380,11 @@ class Evidence:
             ("bitwise replay", self.replay_bitwise),
             (
                 "mean(x-hat^2) equals ms / (ms + eps)",
-                abs(self.normalized_mean_square - self.predicted_normalized_mean_square) <= 1e-12,
+                abs(self.normalized_mean_square - self.predicted_normalized_mean_square) <= ROUNDING,
             ),
-            ("eps = 0 ideal is scale invariant", ideal.max_difference <= 1e-15),
-            ("ordinary input barely moves with eps > 0", production.max_difference < 1e-6),
-            ("eps-dominated input moves visibly", near_zero.max_difference > 0.1),
+            ("eps = 0 ideal is scale invariant", ideal.max_difference <= ROUNDING),
+            ("ordinary input barely moves with eps > 0", production.max_difference < BARELY_MOVES),
+            ("eps-dominated input moves visibly", near_zero.max_difference > VISIBLY_MOVES),
             ("all-zero row maps to finite zeros", bool(np.all(self.zero_output == 0))),
             (
                 "rows are independent",
@@ -393,10 +394,10 @@ class Evidence:
             ("zero-sized batch keeps its shape", self.empty_batch_output.shape == (0, len(INPUT))),
             ("gain is in the no-decay group", self.groups.no_decay == (GAIN_NAME,) and not self.groups.decay),
             *((f"rejects {r.case.label}", r.as_expected) for r in self.rejections),
-            ("tape forward equals the reference within 1e-12", self.tape.output_difference <= 1e-12),
+            (f"tape forward equals the reference within {ROUNDING:.2g}", self.tape.output_difference <= ROUNDING),
             (
-                "tape gradients equal the closed form within 1e-12",
-                max(self.tape.grad_x_difference, self.tape.grad_gain_difference) <= 1e-12,
+                f"tape gradients equal the closed form within {ROUNDING:.2g}",
+                max(self.tape.grad_x_difference, self.tape.grad_gain_difference) <= ROUNDING,
             ),
             ("tape gradient check on the input", self.tape.input_check.passed),
             ("tape gradient check on the gain", self.tape.gain_check.passed),
