@@ -54,7 +54,7 @@ def test_report_prints_the_seed_value(printed, line):
 
 def test_every_boundary_is_listed_with_its_message(printed):
     for case in evidence.BOUNDARY_CASES:
-        assert f"{case.label} ({case.request}): {case.expected.__name__}: " in printed.stdout
+        assert f"{case.boundary} ({case.request}): {case.expected.__name__}: " in printed.stdout
     assert "ZeroEnergyRow: eps is 0 but input row 1 is all zeros" in printed.stdout
 
 

@@ -126,7 +126,7 @@ def _rejections(e: Evidence) -> str:
     lines = ["Rejected requests"]
     for r in e.rejections:
         raised = r.raised.__name__ if r.raised else "nothing raised"
-        lines.append(f"  {r.case.label} ({r.case.request}): {raised}: {r.message}")
+        lines.append(f"  {r.case.boundary} ({r.case.request}): {raised}: {r.message}")
     return "\n".join(lines)
 
 

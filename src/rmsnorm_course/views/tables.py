@@ -52,7 +52,7 @@ def rejections_table(evidence: Evidence) -> Markdown:
     return markdown_table(
         ["boundary", "request", "error", "message"],
         [
-            [f"`{r.case.label}`", r.case.request, f"`{r.raised.__name__ if r.raised else 'accepted'}`", r.message]
+            [f"`{r.case.boundary}`", r.case.request, f"`{r.raised.__name__ if r.raised else 'accepted'}`", r.message]
             for r in evidence.rejections
         ],
     )
