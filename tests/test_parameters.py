@@ -27,11 +27,6 @@ def test_explicit_no_decay_names():
     assert groups.decay == (GAIN,) and groups.no_decay == (WEIGHT,)
 
 
-def test_optimizer_groups_carry_the_rates():
-    groups = adamw_parameter_groups(params()).optimizer_groups(0.1)
-    assert groups == [{"params": [WEIGHT], "weight_decay": 0.1}, {"params": [GAIN], "weight_decay": 0.0}]
-
-
 def test_repeated_parameter_names_are_rejected():
     with pytest.raises(ParameterNameError, match="appears twice"):
         adamw_parameter_groups([NamedParameter(GAIN, [1.0]), NamedParameter(GAIN, [2.0])])

@@ -40,10 +40,6 @@ class GradientCheckReport:
     def passed(self) -> bool:
         return all(check.passed for check in self.checks)
 
-    @property
-    def worst_error(self) -> float:
-        return max((check.error for check in self.checks), default=0.0)
-
 
 def numeric_gradient(f: Callable[[np.ndarray], float], point: npt.ArrayLike, step: float = 1e-6) -> np.ndarray:
     """The central-difference gradient of a scalar function ``f`` at ``point``."""

@@ -48,13 +48,6 @@ class ParameterGroups:
     decay: tuple[str, ...]
     no_decay: tuple[str, ...]
 
-    def optimizer_groups(self, weight_decay: float) -> list[dict[str, object]]:
-        """The two groups in the shape optimizers take: names with their decay rate."""
-        return [
-            {"params": list(self.decay), "weight_decay": weight_decay},
-            {"params": list(self.no_decay), "weight_decay": 0.0},
-        ]
-
 
 def adamw_parameter_groups(
     parameters: Iterable[NamedParameter], no_decay: Iterable[str] | None = None

@@ -24,11 +24,6 @@ BLANK = '""'
 _KEY = re.compile(r"""^\s*\[*\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*[=\].]""")
 
 
-def read_answers(path: str | Path) -> dict[str, object]:
-    """Parse an answers file as TOML data; ``AnswersFileError`` says why one cannot be read."""
-    return _parse(_text(Path(path)), Path(path))
-
-
 def _text(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
@@ -104,7 +99,7 @@ class AnswerSheet:
             return f"{verdict.exercise_id}: {verdict.message}"
         if verdict.outcome is Outcome.NOT_ANSWERED:
             prompt = exercises.get(verdict.exercise_id).prompt
-            return f"{where}: not answered. {prompt} Write your answer after `{verdict.exercise_id} =`."
+            return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
         if verdict.outcome is Outcome.UNREADABLE:
             return f"{where}: cannot read this answer: {verdict.message}"
         if verdict.outcome is Outcome.WRONG:
@@ -127,8 +122,8 @@ def answers_file(solutions: bool = False) -> str:
             "    pytest exercises                    grades exercises/answers.toml",
             "    pytest exercises --answers PATH     grades another file",
             'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
-            'An answer left as "" is graded as not answered. The grader reads this file as data (TOML):',
-            "it never runs it and never changes it.",
+            f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
+            "(TOML): it never runs it and never changes it.",
         ]
     blocks = ["\n".join(_comment(line) for line in header)]
     for number, exercise in enumerate(EXERCISES.values(), start=1):
@@ -146,7 +141,7 @@ def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
     kind = exercise.kind
     lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
     if isinstance(kind, Choice):
-        lines += [_comment(kind.show(index), "  ") for index in range(len(kind.options))]
+        lines += [_comment(option, "  ") for option in kind.listed()]
     value = kind.toml(exercise.solve().answer) if solutions else BLANK
     lines.append(f"{exercise.id} = {value}")
     return "\n".join(lines)

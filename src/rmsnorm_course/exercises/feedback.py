@@ -121,4 +121,4 @@ def reference(exercise_id: str) -> Verdict:
 
 def _options(exercise: Exercise) -> tuple[str, ...]:
     kind = exercise.kind
-    return tuple(kind.show(index) for index in range(len(kind.options))) if isinstance(kind, Choice) else ()
+    return kind.listed() if isinstance(kind, Choice) else ()

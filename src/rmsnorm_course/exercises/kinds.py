@@ -57,8 +57,6 @@ def _items(raw: object, what: str) -> list[object]:
 class Number:
     """One real number; ints count as floats."""
 
-    name = "number"
-
     def describe(self) -> str:
         return "a number, like 0.5"
 
@@ -86,7 +84,6 @@ class Vector:
     """A fixed number of real numbers: one per feature."""
 
     length: int
-    name = "vector"
 
     def describe(self) -> str:
         example = ", ".join(["0.5", "-1.25", "2.0", "0.75"][: self.length])
@@ -117,8 +114,6 @@ class Vector:
 class Shape:
     """An array shape: whole numbers, one per axis. A bare whole number is a one-axis shape."""
 
-    name = "shape"
-
     def describe(self) -> str:
         return "a list of whole numbers, one per axis, like [4, 7]"
 
@@ -146,7 +141,6 @@ class Choice:
     """One of a few options, answered by its letter (A, B, ...) or by its words."""
 
     options: tuple[str, ...]
-    name = "choice"
 
     @property
     def letters(self) -> str:
@@ -178,6 +172,10 @@ class Choice:
 
     def show(self, value: int) -> str:
         return f"{self.letters[value]}) {self.options[value]}"
+
+    def listed(self) -> tuple[str, ...]:
+        """Every option as the reader sees it: ``A) the words``, one per line."""
+        return tuple(self.show(index) for index in range(len(self.options)))
 
     def toml(self, value: int) -> str:
         return f'"{self.letters[value]}"'

@@ -59,13 +59,41 @@ class Exercise:
     tolerance: float | None = None
 
 
+EXERCISES: dict[str, Exercise] = {}  # every exercise, in the order the chapter asks them
+
+
+def exercise(
+    exercise_id: str, prompt: str, kind: Kind, hint: str, tolerance: float | None = None
+) -> Callable[[Callable[[], Solution]], Callable[[], Solution]]:
+    """Register the solver below as an exercise, with its question beside it."""
+
+    def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
+        if exercise_id in EXERCISES:
+            raise ValueError(f"exercise {exercise_id!r} is registered twice")
+        EXERCISES[exercise_id] = Exercise(exercise_id, prompt, kind, hint, solve, tolerance)
+        return solve
+
+    return register
+
+
 def _nums(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
+X_TEXT, G_TEXT, TINY_TEXT = _nums(X), _nums(G), _nums(TINY)
+PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
 
 
 # --- the worked example ------------------------------------------------------
 
 
+@exercise(
+    "mean-square",
+    f"x = {X_TEXT}. What is its mean square, mean(x**2)?",
+    Number(),
+    "Square each coordinate, add the squares, divide by the number of coordinates d.",
+    tolerance=TOLERANCE,
+)
 def _mean_square() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
     squares = " + ".join(f"{v:g}^2" for v in X)
@@ -77,6 +105,13 @@ def _mean_square() -> Solution:
     )
 
 
+@exercise(
+    "reciprocal-rms",
+    f"x = {X_TEXT}, eps = {EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
+    Number(),
+    "Add eps to the mean square, take the square root, then take 1 over it.",
+    tolerance=TOLERANCE,
+)
 def _reciprocal_rms() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
     rms = float(np.sqrt(forward.mean_square[0] + EPS))
@@ -88,6 +123,14 @@ def _reciprocal_rms() -> Solution:
     )
 
 
+@exercise(
+    "normalized",
+    f"x = {X_TEXT}, eps = {EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
+    "before any gain? Six decimals.",
+    PAIR,
+    "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
+    tolerance=TOLERANCE,
+)
 def _normalized() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
     unit_length = np.asarray(X) / np.linalg.norm(X)
@@ -105,6 +148,13 @@ def _normalized() -> Solution:
     )
 
 
+@exercise(
+    "output",
+    f"Apply the gain g = {G_TEXT} to that x-hat. What is the output y = g * x-hat? Six decimals.",
+    PAIR,
+    "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
+    tolerance=TOLERANCE,
+)
 def _output() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
     return Solution(
@@ -118,6 +168,13 @@ def _output() -> Solution:
 # --- scale: the eps = 0 ideal and the eps-dominated regime --------------------
 
 
+@exercise(
+    "scaled-ideal",
+    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. What is x-hat of the scaled input, before the gain?",
+    PAIR,
+    "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
+    tolerance=TOLERANCE,
+)
 def _scaled_ideal() -> Solution:
     card = evidence.scale_card("ideal", X, example.IDEAL_EPS, FACTOR)
     return Solution(
@@ -134,6 +191,13 @@ def _scaled_ideal() -> Solution:
     )
 
 
+@exercise(
+    "tiny-normalized",
+    f"Now x = {TINY_TEXT} and eps = {EPS:g}. What is x-hat, before the gain? Six decimals.",
+    PAIR,
+    "Compare the mean square of this x with eps before you take the square root.",
+    tolerance=TOLERANCE,
+)
 def _tiny_normalized() -> Solution:
     forward = rms_norm_forward(TINY, None, EPS)
     ideal = rms_norm_forward(TINY, None, example.IDEAL_EPS).normalized
@@ -147,6 +211,13 @@ def _tiny_normalized() -> Solution:
     )
 
 
+@exercise(
+    "tiny-scaled",
+    f"Keep eps = {EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. What is x-hat of the scaled input? Six decimals.",
+    PAIR,
+    f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
+    tolerance=TOLERANCE,
+)
 def _tiny_scaled() -> Solution:
     card = evidence.scale_card("near-zero", TINY, EPS, FACTOR)
     return Solution(
@@ -173,6 +244,12 @@ EPS_OPTIONS = (
 )
 
 
+@exercise(
+    "eps-near-zero",
+    f"Why does a positive eps change x-hat of {TINY_TEXT} so much more than x-hat of {X_TEXT}?",
+    Choice(EPS_OPTIONS),
+    "Look at where eps enters the formula, and compare it with each vector's mean square.",
+)
 def _eps_near_zero() -> Solution:
     _, production, near_zero = evidence.scale_cards()
     ms_tiny = float(rms_norm_forward(TINY, None, EPS).mean_square[0])
@@ -204,11 +281,23 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
     raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW_OPTIONS}")
 
 
+@exercise(
+    "zero-row-positive-eps",
+    f"What does RMSNorm return for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
+    Choice(ZERO_ROW_OPTIONS),
+    "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
+)
 def _zero_row_positive_eps() -> Solution:
     index, quoted = _zero_row_outcome(EPS)
     return Solution(index, f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.")
 
 
+@exercise(
+    "zero-row-zero-eps",
+    f"And for the all-zero row {_nums(example.ZERO_ROW)} with eps = 0?",
+    Choice(ZERO_ROW_OPTIONS),
+    "With eps = 0 the RMS of a zero row is 0; this package names a row it cannot normalize.",
+)
 def _zero_row_zero_eps() -> Solution:
     index, quoted = _zero_row_outcome(0.0)
     return Solution(
@@ -227,6 +316,12 @@ CENTERING_OPTIONS = (
 )
 
 
+@exercise(
+    "centering-and-batch",
+    "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
+    Choice(CENTERING_OPTIONS),
+    "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
+)
 def _centering_and_batch() -> Solution:
     h = evidence.history()
     mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
@@ -253,6 +348,12 @@ def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return x, gain, upstream, rms_norm(x, gain, EPS)
 
 
+@exercise(
+    "output-shape",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. What is the shape of RMSNorm's output?",
+    Shape(),
+    "RMSNorm rescales each feature vector; does it add, drop or reorder any axis?",
+)
 def _output_shape() -> Solution:
     x, _, _, y = _shape_example()
     return Solution(
@@ -263,6 +364,12 @@ def _output_shape() -> Solution:
     )
 
 
+@exercise(
+    "gain-gradient-shape",
+    f"For the same input of shape {list(BATCH_SHAPE)}, what is the shape of the gain's gradient?",
+    Shape(),
+    "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
+)
 def _gain_gradient_shape() -> Solution:
     x, gain, upstream, _ = _shape_example()
     grad_x, grad_gain = rms_norm_backward(x, gain, EPS, upstream)
@@ -284,6 +391,12 @@ POLICY_OPTIONS = (
 )
 
 
+@exercise(
+    "no-decay-policy",
+    "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
+    Choice(POLICY_OPTIONS),
+    "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
+)
 def _no_decay_policy() -> Solution:
     layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
     usual = adamw_parameter_groups(layer.parameters())
@@ -305,6 +418,12 @@ PLACEMENT_OPTIONS = (
 )
 
 
+@exercise(
+    "pre-norm-placement",
+    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
+    Choice(PLACEMENT_OPTIONS),
+    "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
+)
 def _pre_norm_placement() -> Solution:
     """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
     block = PreNormBlock(len(X), seed=SHAPE_SEED)
@@ -328,6 +447,15 @@ def _pre_norm_placement() -> Solution:
 # --- the reverse pass --------------------------------------------------------
 
 
+@exercise(
+    "grad-x",
+    f"x = {X_TEXT}, g = {G_TEXT}, eps = {EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
+    "What is grad_x? Six decimals.",
+    PAIR,
+    "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
+    "grad_x = r * (u - x-hat * mean(u * x-hat)).",
+    tolerance=TOLERANCE,
+)
 def _grad_x() -> Solution:
     p = evidence.primary()
     input_check, _ = evidence.gradient_checks(p)
@@ -345,6 +473,13 @@ def _grad_x() -> Solution:
     )
 
 
+@exercise(
+    "grad-gain",
+    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
+    PAIR,
+    "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+    tolerance=TOLERANCE,
+)
 def _grad_gain() -> Solution:
     p = evidence.primary()
     _, gain_check = evidence.gradient_checks(p)
@@ -355,148 +490,6 @@ def _grad_gain() -> Solution:
         f"{len(gain_check.checks)} coordinates.",
         pitfalls=((tuple((p.upstream * p.forward.output).tolist()), "That uses y; the gain multiplies x-hat."),),
     )
-
-
-def _exercises() -> tuple[Exercise, ...]:
-    x, g, tiny = _nums(X), _nums(G), _nums(TINY)
-    pair = Vector(len(X))
-    return (
-        Exercise(
-            "mean-square",
-            f"x = {x}. What is its mean square, mean(x**2)?",
-            Number(),
-            "Square each coordinate, add the squares, divide by the number of coordinates d.",
-            _mean_square,
-            TOLERANCE,
-        ),
-        Exercise(
-            "reciprocal-rms",
-            f"x = {x}, eps = {EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
-            Number(),
-            "Add eps to the mean square, take the square root, then take 1 over it.",
-            _reciprocal_rms,
-            TOLERANCE,
-        ),
-        Exercise(
-            "normalized",
-            f"x = {x}, eps = {EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
-            "before any gain? Six decimals.",
-            pair,
-            "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
-            _normalized,
-            TOLERANCE,
-        ),
-        Exercise(
-            "output",
-            f"Apply the gain g = {g} to that x-hat. What is the output y = g * x-hat? Six decimals.",
-            pair,
-            "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
-            _output,
-            TOLERANCE,
-        ),
-        Exercise(
-            "scaled-ideal",
-            f"With eps = 0, multiply x = {x} by {FACTOR:g}. What is x-hat of the scaled input, before the gain?",
-            pair,
-            "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
-            _scaled_ideal,
-            TOLERANCE,
-        ),
-        Exercise(
-            "tiny-normalized",
-            f"Now x = {tiny} and eps = {EPS:g}. What is x-hat, before the gain? Six decimals.",
-            pair,
-            "Compare the mean square of this x with eps before you take the square root.",
-            _tiny_normalized,
-            TOLERANCE,
-        ),
-        Exercise(
-            "tiny-scaled",
-            f"Keep eps = {EPS:g} and multiply x = {tiny} by {FACTOR:g}. What is x-hat of the scaled input? "
-            "Six decimals.",
-            pair,
-            f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
-            _tiny_scaled,
-            TOLERANCE,
-        ),
-        Exercise(
-            "eps-near-zero",
-            f"Why does a positive eps change x-hat of {tiny} so much more than x-hat of {x}?",
-            Choice(EPS_OPTIONS),
-            "Look at where eps enters the formula, and compare it with each vector's mean square.",
-            _eps_near_zero,
-        ),
-        Exercise(
-            "zero-row-positive-eps",
-            f"What does RMSNorm return for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
-            Choice(ZERO_ROW_OPTIONS),
-            "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
-            _zero_row_positive_eps,
-        ),
-        Exercise(
-            "zero-row-zero-eps",
-            f"And for the all-zero row {_nums(example.ZERO_ROW)} with eps = 0?",
-            Choice(ZERO_ROW_OPTIONS),
-            "With eps = 0 the RMS of a zero row is 0; this package names a row it cannot normalize.",
-            _zero_row_zero_eps,
-        ),
-        Exercise(
-            "centering-and-batch",
-            "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
-            Choice(CENTERING_OPTIONS),
-            "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
-            _centering_and_batch,
-        ),
-        Exercise(
-            "output-shape",
-            f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. What is the shape of RMSNorm's output?",
-            Shape(),
-            "RMSNorm rescales each feature vector; does it add, drop or reorder any axis?",
-            _output_shape,
-        ),
-        Exercise(
-            "gain-gradient-shape",
-            f"For the same input of shape {list(BATCH_SHAPE)}, what is the shape of the gain's gradient?",
-            Shape(),
-            "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
-            _gain_gradient_shape,
-        ),
-        Exercise(
-            "no-decay-policy",
-            "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
-            Choice(POLICY_OPTIONS),
-            "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
-            _no_decay_policy,
-        ),
-        Exercise(
-            "pre-norm-placement",
-            "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
-            Choice(PLACEMENT_OPTIONS),
-            "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
-            _pre_norm_placement,
-        ),
-        Exercise(
-            "grad-x",
-            f"x = {x}, g = {g}, eps = {EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
-            "What is grad_x? Six decimals.",
-            pair,
-            "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
-            "grad_x = r * (u - x-hat * mean(u * x-hat)).",
-            _grad_x,
-            TOLERANCE,
-        ),
-        Exercise(
-            "grad-gain",
-            f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
-            pair,
-            "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
-            _grad_gain,
-            TOLERANCE,
-        ),
-    )
-
-
-EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in _exercises()}
 
 
 def get(exercise_id: object) -> Exercise:
