@@ -8,14 +8,6 @@ import numpy as np
 
 from rmsnorm_course.studies import cost
 
-RNG = np.random.default_rng(0)
-X = RNG.standard_normal((3, 5))
-GAIN = RNG.uniform(0.5, 1.5, 5)
-BIAS = RNG.uniform(-0.5, 0.5, 5)
-UPSTREAM = RNG.standard_normal((3, 5))
-EPS = 1e-5
-
-
 def test_arithmetic_intensity_counts_four_flops_over_a_read_and_a_write():
     assert cost.arithmetic_intensity(np.float32) == 4 / (4 + 4)
     assert cost.arithmetic_intensity(np.float64) == 4 / (8 + 8)
