@@ -8,6 +8,7 @@ import numpy as np
 
 from rmsnorm_course.studies import cost
 
+
 def test_arithmetic_intensity_counts_four_flops_over_a_read_and_a_write():
     assert cost.arithmetic_intensity(np.float32) == 4 / (4 + 4)
     assert cost.arithmetic_intensity(np.float64) == 4 / (8 + 8)
