@@ -17,7 +17,7 @@ from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
 EPS_CHOICES = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 1e-2)
-DEFAULT_SCALE, DEFAULT_EPS = SCALE_FACTOR, EPS  # the explorer opens on the scale cards' setting
+START_SCALE, START_EPS = SCALE_FACTOR, EPS  # where the controls start: the scale cards' setting
 
 
 def _feature_vector(width: int = 8, seed: int = 0) -> tuple[float, ...]:
@@ -30,7 +30,7 @@ VECTORS: dict[str, tuple[float, ...]] = {
     "tiny [0.0003, 0.0004]": TINY_INPUT,
     "activation row (d = 8, seed 0)": _feature_vector(),
 }
-DEFAULT_VECTOR = "worked example [3, 4]"
+START_VECTOR = "worked example [3, 4]"
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class ExplorerState:
         return float(np.max(np.abs(self.scaled_normalized - self.normalized)))
 
 
-def explore(vector: str = DEFAULT_VECTOR, scale: float = DEFAULT_SCALE, eps: float = DEFAULT_EPS) -> ExplorerState:
+def explore(vector: str = START_VECTOR, scale: float = START_SCALE, eps: float = START_EPS) -> ExplorerState:
     """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` at ``eps``."""
     x = np.array(VECTORS[vector], dtype=np.float64)
     original = rms_norm_forward(x, None, eps)

@@ -16,12 +16,12 @@ import math
 from importlib.resources import files
 
 from .explorer import (
-    DEFAULT_EPS,
-    DEFAULT_SCALE,
-    DEFAULT_VECTOR,
     EPS_CHOICES,
     SCALE_MAX,
     SCALE_MIN,
+    START_EPS,
+    START_SCALE,
+    START_VECTOR,
     VECTORS,
     ExplorerState,
     explore,
@@ -30,9 +30,9 @@ from .explorer import (
 from .figures import explorer_figure, png_bytes
 
 CHECK_SETTINGS = (
-    (DEFAULT_VECTOR, DEFAULT_SCALE, DEFAULT_EPS),
-    (DEFAULT_VECTOR, 1e-4, 0.0),
-    ("tiny [0.0003, 0.0004]", DEFAULT_SCALE, DEFAULT_EPS),
+    (START_VECTOR, START_SCALE, START_EPS),
+    (START_VECTOR, 1e-4, 0.0),
+    ("tiny [0.0003, 0.0004]", START_SCALE, START_EPS),
     ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
 )

@@ -13,12 +13,12 @@ import math
 import ipywidgets as w
 
 from .explorer import (
-    DEFAULT_EPS,
-    DEFAULT_SCALE,
-    DEFAULT_VECTOR,
     EPS_CHOICES,
     SCALE_MAX,
     SCALE_MIN,
+    START_EPS,
+    START_SCALE,
+    START_VECTOR,
     VECTORS,
     ExplorerState,
     explore,
@@ -40,7 +40,7 @@ def readout_html(state: ExplorerState) -> str:
 class ScaleExplorer:
     """Move a, eps or the input vector and watch x-hat(a·x) against x-hat(x)."""
 
-    def __init__(self, vector: str = DEFAULT_VECTOR, scale: float = DEFAULT_SCALE, eps: float = DEFAULT_EPS):
+    def __init__(self, vector: str = START_VECTOR, scale: float = START_SCALE, eps: float = START_EPS):
         self.vector = w.Dropdown(options=list(VECTORS), value=vector, description="input x")
         self.scale = w.FloatLogSlider(
             value=scale,
