@@ -9,7 +9,7 @@ import pytest
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.exercises.errors import AnswerKindError, GradingError
-from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector, read_typed
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 
@@ -108,3 +108,28 @@ def test_show_prints_six_decimals_and_option_letters():
     assert Vector(2).show((0.84852780, 1.1313704)) == "[0.848528, 1.131370]"
     assert Choice(OPTIONS).show(2) == "C) rejected with an error"
     assert Shape().show((3,)) == "(3,)"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("12", 12),
+        (" -0.5 ", -0.5),
+        ("1e-5", 1e-05),
+        ("\u22120.5", -0.5),  # a unicode minus
+        ("[0.5, -1.25]", [0.5, -1.25]),
+        ("(2, 5, 3)", [2, 5, 3]),
+        ("(4,)", [4]),
+        ("[]", []),
+        ('"B"', "B"),
+        ("'B'", "B"),
+        ("B) the words", "B) the words"),
+        ('"0.5"', "0.5"),
+        ("[a, 2]", ["a", 2]),
+        ("", None),
+        ("   ", None),
+    ],
+)
+def test_typed_text_is_read_as_the_value_check_takes(text, value):
+    got = read_typed(text)
+    assert got == value and type(got) is type(value)

@@ -26,7 +26,7 @@ class Outcome(Enum):
 
 
 # mark, word, accent colour (the mark and the word carry the meaning; the colour only repeats it)
-_LOOK = {
+LOOKS = {
     Outcome.CORRECT: ("✓", "Correct", "#1a7f37"),
     Outcome.WRONG: ("✗", "Not yet", "#b42318"),
     Outcome.NOT_ANSWERED: ("?", "Your turn", "#57606a"),
@@ -50,11 +50,11 @@ class Verdict:
 
     @property
     def mark(self) -> str:
-        return _LOOK[self.outcome][0]
+        return LOOKS[self.outcome][0]
 
     @property
     def label(self) -> str:
-        return _LOOK[self.outcome][1]
+        return LOOKS[self.outcome][1]
 
     def __str__(self) -> str:
         head = f"{self.mark} {self.label}: {self.exercise_id}"
@@ -65,7 +65,7 @@ class Verdict:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        mark, word, accent = _LOOK[self.outcome]
+        mark, word, accent = LOOKS[self.outcome]
         answer = f" = <code>{html.escape(self.answer)}</code>" if self.answer is not None else ""
         options = "".join(f"<li>{html.escape(option)}</li>" for option in self.options)
         listed = f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>'

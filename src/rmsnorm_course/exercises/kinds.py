@@ -183,6 +183,39 @@ class Choice:
 
 Kind = Number | Vector | Shape | Choice
 
+_TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_TYPED_WHOLE = re.compile(r"[+-]?\d+")
+_BRACKETS = {"[": "]", "(": ")"}
+
+
+def read_typed(text: str) -> object:
+    """What a reader typed in a prediction box, as the value ``check`` takes.
+
+    A number (``12``, ``-0.5``, ``1e-5``) becomes an int or a float; ``[a, b]`` or
+    ``(a, b)`` a list of them; text in matching quotes, or any other text, stays text.
+    Blank means no answer yet (``None``). A unicode minus reads as a minus. The page's
+    JavaScript (``static/prediction.js``) reads typed text by exactly these rules.
+    """
+    text = text.strip().replace("\u2212", "-")
+    if not text:
+        return None
+    if text[0] in _BRACKETS and text[-1] == _BRACKETS[text[0]]:
+        items = [item.strip() for item in text[1:-1].split(",")]
+        if items and not items[-1]:  # "(4,)" and "[]"
+            items.pop()
+        return [_typed_scalar(item) for item in items]
+    return _typed_scalar(text)
+
+
+def _typed_scalar(text: str) -> object:
+    if _TYPED_WHOLE.fullmatch(text):
+        return int(text)
+    if _TYPED_NUMBER.fullmatch(text):
+        return float(text)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
 
 def _looks_numeric(text: str) -> bool:
     try:

@@ -1,0 +1,124 @@
+"""The kernel-free prediction boxes judge what is typed exactly as check() does.
+
+For every exercise, a table of typed strings (its reference answer, each pitfall's
+answer, a wrong one, unreadable ones, empty ones, spelling variants the reader
+accepts, and hostile text) goes into the page's box and into check() through
+kinds.read_typed; the verdict text must be the same, word for word.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rmsnorm_course import check
+from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector, read_typed
+from rmsnorm_course.exercises.registry import EXERCISES
+
+HOSTILE = ['<b>bold</b> & "quotes"', "x" * 10_000, "'unclosed", "[1, 2", "\u2212", "\u00a0\t", "[1,,2]", "1e999"]
+
+
+def typed(kind, value) -> str:
+    """A value written as a reader would type it: the answers file's own spelling."""
+    return kind.toml(kind.read(value) if isinstance(kind, Choice) and isinstance(value, str) else value)
+
+
+def table(exercise_id: str) -> list[str]:
+    exercise = EXERCISES[exercise_id]
+    kind, solution = exercise.kind, exercise.solve()
+    rows = [typed(kind, solution.answer), "", "   "]
+    rows += [kind.toml(kind.read(value)) for value, _ in solution.pitfalls]
+    if isinstance(kind, Number):
+        value = solution.answer
+        rows += [
+            repr(value),
+            f"{value:.6f}",
+            f'"{value}"',
+            "12345",
+            "twelve",
+            f"{value:e}",
+            f"[{value}]",
+            "-" + repr(value),
+        ]
+        rows += [f"\u2212{abs(value)}"]
+    elif isinstance(kind, Vector):
+        values = solution.answer
+        rows += ["(" + ", ".join(repr(v) for v in values) + ")", "[" + ", ".join(f"{v:.6f}" for v in values) + ",]"]
+        rows += ["[9, 9]", "[1]", "twelve", "[a, b]", "5"]
+    elif isinstance(kind, Shape):
+        shape = solution.answer
+        rows += [
+            "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")",
+            "[1]",
+            "7",
+            "[2.5, 3]",
+            "[-1]",
+        ]
+    elif isinstance(kind, Choice):
+        letter = kind.letters[solution.answer]
+        wrong = next(c for c in kind.letters if c != letter)
+        words = kind.options[solution.answer]
+        rows += [letter.lower(), f"{letter})", f"({letter})", f"{letter}. {words}", words, words.upper() + ".", wrong]
+        rows += ["Z", "2", f"{wrong}) {words}", "none of these"]
+    return rows + HOSTILE
+
+
+def expected_text(exercise_id: str, answer: str) -> str:
+    verdict = check(exercise_id, read_typed(answer))
+    said = f" (you said {verdict.answer})" if verdict.answer is not None else ""
+    return f"{verdict.label} {verdict.mark}{said}: {verdict.message}"
+
+
+@pytest.fixture(scope="module")
+def exercises_page(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/book/exercises.html", wait_until="networkidle")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
+    )
+    yield page, errors
+    context.close()
+
+
+def test_every_exercise_has_one_box_with_a_label_an_input_and_a_status(exercises_page):
+    page, errors = exercises_page
+    boxes = page.locator(".prediction[data-exercise]")
+    assert sorted(boxes.evaluate_all("els => els.map(e => e.dataset.exercise)")) == sorted(EXERCISES)
+    for exercise_id in EXERCISES:
+        box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+        assert box.locator("input[type='text']").count() == 1 and box.locator("[role='status']").count() == 1
+        field = box.locator("input").get_attribute("id")
+        assert box.locator(f"label[for='{field}']").count() == 1
+    assert errors == []
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_the_page_gives_check_s_verdict_for_every_typed_answer(exercises_page, exercise_id):
+    page, errors = exercises_page
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    status = box.locator("[role='status']")
+    mismatches = []
+    for answer in table(exercise_id):
+        box.locator("input").fill(answer)
+        box.locator("input").press("Enter")
+        shown = status.evaluate("el => el.textContent")
+        if shown != expected_text(exercise_id, answer):
+            mismatches.append((answer[:60], shown[:300], expected_text(exercise_id, answer)[:300]))
+    assert mismatches == []
+    assert status.locator("*").evaluate_all("els => els.map(e => e.tagName)") == ["STRONG", "SPAN", "SPAN"]
+    assert errors == []
+
+
+def test_the_reference_answer_waits_in_a_dropdown_and_a_button_checks_too(exercises_page):
+    page, _ = exercises_page
+    box = page.locator(".prediction[data-exercise='mean-square']")
+    assert box.locator("details").count() == 1 and not box.locator("details p").is_visible()
+    answer = typed(EXERCISES["mean-square"].kind, EXERCISES["mean-square"].solve().answer)
+    box.locator("input").fill(answer)
+    box.get_by_role("button", name="Check").click()
+    assert box.locator("[role='status']").evaluate("el => el.textContent") == expected_text("mean-square", answer)
+    box.locator("summary").click()
+    assert box.locator("details p").is_visible()
