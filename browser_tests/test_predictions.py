@@ -8,9 +8,14 @@ kinds.read_typed; the verdict text must be the same, word for word.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
+from conftest import ROOT
 from rmsnorm_course import check
+from rmsnorm_course.exercises.answers import AnswerSheet
 from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector, read_typed
 from rmsnorm_course.exercises.registry import EXERCISES
 
@@ -122,3 +127,53 @@ def test_the_reference_answer_waits_in_a_dropdown_and_a_button_checks_too(exerci
     assert box.locator("[role='status']").evaluate("el => el.textContent") == expected_text("mean-square", answer)
     box.locator("summary").click()
     assert box.locator("details p").is_visible()
+
+
+def test_answers_stay_in_the_browser_and_download_as_a_file_the_grader_scores_alike(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.goto(f"{server}/book/exercises.html", wait_until="networkidle")
+    ready = "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
+    page.wait_for_function(ready)
+    count = page.locator(".prediction-progress .prediction-count")
+    assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked"
+
+    typed_answers = {}
+    for position, exercise_id in enumerate(EXERCISES):
+        rows = table(exercise_id)
+        answer = rows[(position * 5) % len(rows)]  # a spread of right, wrong, unreadable, empty and hostile
+        typed_answers[exercise_id] = answer
+        box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+        box.locator("input").fill(answer)
+        box.locator("input").press("Enter")
+    outcomes = {
+        exercise_id: page.locator(f".prediction[data-exercise='{exercise_id}'] [role='status']").get_attribute(
+            "data-outcome"
+        )
+        for exercise_id in EXERCISES
+    }
+    answered = sum(read_typed(answer) is not None for answer in typed_answers.values())
+    assert count.text_content() == f"{answered} of {len(EXERCISES)} predictions checked"
+
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    path = tmp_path / "answers.toml"
+    download.value.save_as(path)
+    sheet = AnswerSheet.read(path)
+    assert sheet.unreadable is None and sheet.unknown_ids() == []
+    assert {exercise_id: sheet.grade(exercise_id).outcome.name.lower() for exercise_id in EXERCISES} == outcomes
+
+    command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
+    grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
+    right = sum(outcome == "correct" for outcome in outcomes.values())
+    assert grader.stdout.strip().splitlines()[-1] == f"score: {right}/{len(EXERCISES)}"
+
+    page.reload(wait_until="networkidle")
+    page.wait_for_function(ready)
+    first = next(iter(EXERCISES))
+    assert page.locator(f".prediction[data-exercise='{first}'] input").input_value() == typed_answers[first]
+    assert count.text_content() == f"{answered} of {len(EXERCISES)} predictions checked"
+    page.get_by_role("button", name="Clear my answers").click()
+    assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked"
+    assert page.evaluate("() => window.localStorage.getItem('rmsnorm-course/answers')") is None
+    context.close()

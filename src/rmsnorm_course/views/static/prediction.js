@@ -15,12 +15,12 @@
   const WHOLE = /^[+-]?\d+$/;
   const BRACKETS = { "[": "]", "(": ")" };
 
-  function num(value, whole) { return { num: value, whole: whole }; }
+  function num(value, whole, text) { return { num: value, whole: whole, text: whole ? BigInt(text).toString() : text }; }
   function isNum(v) { return v !== null && typeof v === "object" && "num" in v; }
 
   function scalar(text) {
-    if (WHOLE.test(text)) return num(Number(text), true);
-    if (NUMBER.test(text)) return num(Number(text), false);
+    if (WHOLE.test(text)) return num(Number(text), true, text);
+    if (NUMBER.test(text)) return num(Number(text), false, text);
     if (text.length >= 2 && text[0] === text[text.length - 1] && (text[0] === '"' || text[0] === "'")) {
       return text.slice(1, -1);
     }
@@ -220,6 +220,102 @@
     return { outcome: "wrong", message: slips.concat(["Hint: " + data.hint]).join(" "), answer: shown };
   }
 
+  // --- an answers file in the grader's format (TOML) ----------------------------------
+  function tomlString(text) {
+    let out = '"';
+    for (const ch of text) {
+      const code = ch.codePointAt(0);
+      if (ch === "\\") out += "\\\\";
+      else if (ch === '"') out += '\\"';
+      else if (ch === "\n") out += "\\n";
+      else if (ch === "\r") out += "\\r";
+      else if (ch === "\t") out += "\\t";
+      else if (code < 0x20 || code === 0x7f) out += "\\u" + code.toString(16).padStart(4, "0");
+      else if (code >= 0xd800 && code <= 0xdfff) out += "\\ufffd";
+      else out += ch;
+    }
+    return out + '"';
+  }
+
+  function tomlValue(value) {  // the value read_typed gives, written so the grader reads it back
+    if (value === null) return '""';
+    if (Array.isArray(value)) return "[" + value.map(tomlValue).join(", ") + "]";
+    if (typeof value === "string") return tomlString(value);
+    return value.whole ? value.text : pyFloatRepr(value.num);
+  }
+
+  // --- progress that stays in this browser ----------------------------------------------
+  const STORE = "rmsnorm-course/answers";
+  function stored() {
+    try { return JSON.parse(window.localStorage.getItem(STORE)) || {}; } catch (error) { return {}; }
+  }
+  function store(answers) {
+    try { window.localStorage.setItem(STORE, JSON.stringify(answers)); } catch (error) { /* private mode: keep going */ }
+  }
+
+  let chapter = [];  // every exercise id, in the grader's order
+  let panel = null;
+
+  function answersFile() {
+    const answers = stored();
+    const lines = [
+      "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
+      "# Grade them with:  pytest exercises --answers answers.toml",
+    ];
+    for (const id of chapter) {
+      const typed = Object.prototype.hasOwnProperty.call(answers, id) ? answers[id] : "";
+      lines.push(id + " = " + tomlValue(readTyped(typed)));
+    }
+    return lines.join("\n") + "\n";
+  }
+
+  function updateProgress() {
+    if (!panel) return;
+    const answers = stored();
+    const checked = chapter.filter(function (id) { return readTyped(answers[id] || "") !== null; }).length;
+    panel.querySelector(".prediction-count").textContent = checked + " of " + chapter.length + " predictions checked";
+  }
+
+  function makePanel(first) {
+    panel = document.createElement("div");
+    panel.className = "prediction-progress";
+    panel.setAttribute("role", "region");
+    panel.setAttribute("aria-label", "Your predictions");
+    panel.style.cssText = "display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; margin: 0.6em 0;";
+    const count = document.createElement("span");
+    count.className = "prediction-count";
+    const download = document.createElement("button");
+    download.type = "button";
+    download.textContent = "Download my answers";
+    download.addEventListener("click", function () {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
+      link.download = "answers.toml";
+      document.body.append(link);
+      link.click();
+      link.remove();
+    });
+    const clear = document.createElement("button");
+    clear.type = "button";
+    clear.textContent = "Clear my answers";
+    clear.addEventListener("click", function () {
+      try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
+      document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
+        box.querySelector("input").value = "";
+        const status = box.querySelector("[role='status']");
+        status.textContent = "";
+        delete status.dataset.outcome;
+        status.style.borderLeftColor = "transparent";
+      });
+      updateProgress();
+    });
+    const note = document.createElement("span");
+    note.textContent = "(kept in this browser only)";
+    note.style.opacity = "0.75";
+    panel.append(count, download, clear, note);
+    first.parentNode.insertBefore(panel, first);
+  }
+
   function show(box, data, verdict) {
     const status = box.querySelector("[role='status']");
     const look = data.looks[verdict.outcome];
@@ -238,16 +334,30 @@
 
   function wire(box) {
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
+    if (!chapter.length) chapter = data.chapter;
+    if (!panel) makePanel(box);
     const form = box.querySelector("form");
     const input = box.querySelector("input");
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       show(box, data, judge(data, input.value));
+      const answers = stored();
+      answers[data.id] = input.value;
+      store(answers);
+      updateProgress();
     });
+    const earlier = stored()[data.id];
+    if (typeof earlier === "string" && earlier.trim()) {
+      input.value = earlier;
+      show(box, data, judge(data, earlier));
+    }
     box.dataset.ready = "true";
   }
 
-  function start() { document.querySelectorAll(".prediction[data-exercise]").forEach(wire); }
+  function start() {
+    document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
+    updateProgress();
+  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
