@@ -12,14 +12,27 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from conftest import ROOT
 from rmsnorm_course import check
 from rmsnorm_course.exercises.answers import AnswerSheet
+from rmsnorm_course.exercises.feedback import reference
 from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector, read_typed
 from rmsnorm_course.exercises.registry import EXERCISES
 
-HOSTILE = ['<b>bold</b> & "quotes"', "x" * 10_000, "'unclosed", "[1, 2", "\u2212", "\u00a0\t", "[1,,2]", "1e999"]
+HOSTILE = [
+    'a "quoted" \\ back\\slash',
+    "<script>alert(1)</script>",
+    '<b>bold</b> & "quotes"',
+    "x" * 10_000,
+    "'unclosed",
+    "[1, 2",
+    "\u2212",
+    "\u00a0\t",
+    "[1,,2]",
+    "1e999",
+]
 
 
 def typed(kind, value) -> str:
@@ -141,7 +154,8 @@ def test_answers_stay_in_the_browser_and_download_as_a_file_the_grader_scores_al
     typed_answers = {}
     for position, exercise_id in enumerate(EXERCISES):
         rows = table(exercise_id)
-        answer = rows[(position * 5) % len(rows)]  # a spread of right, wrong, unreadable, empty and hostile
+        # the hostile texts first, then a spread of right, wrong, unreadable and empty answers
+        answer = HOSTILE[position] if position < len(HOSTILE) else rows[(position * 5) % len(rows)]
         typed_answers[exercise_id] = answer
         box = page.locator(f".prediction[data-exercise='{exercise_id}']")
         box.locator("input").fill(answer)
@@ -176,4 +190,37 @@ def test_answers_stay_in_the_browser_and_download_as_a_file_the_grader_scores_al
     page.get_by_role("button", name="Clear my answers").click()
     assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked"
     assert page.evaluate("() => window.localStorage.getItem('rmsnorm-course/answers')") is None
+    context.close()
+
+
+CHAPTER_PAGES = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
+ASKING_PAGES = CHAPTER_PAGES[: CHAPTER_PAGES.index("book/precision-and-cost") + 1]
+
+
+@pytest.mark.parametrize("page_path", ASKING_PAGES)
+def test_every_chapter_page_asks_at_least_one_prediction_that_answers_back(browser, server, page_path):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server}/{page_path}.html", wait_until="networkidle")
+    boxes = page.locator(".prediction[data-exercise]")
+    assert boxes.count() >= 1
+    page.wait_for_function("() => [...document.querySelectorAll('.prediction')].every(b => b.dataset.ready === 'true')")
+    first = boxes.first
+    exercise_id = first.get_attribute("data-exercise")
+    assert exercise_id in EXERCISES
+    first.locator("input").fill("")
+    first.locator("input").press("Enter")
+    assert first.locator("[role='status']").evaluate("el => el.textContent") == expected_text(exercise_id, "")
+    context.close()
+
+
+def test_without_javascript_the_question_and_the_folded_answer_remain(browser, server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}/book/predict.html", wait_until="networkidle")
+    box = page.locator(".prediction[data-exercise='mean-square']")
+    assert box.locator(".prediction-question").is_visible()
+    assert EXERCISES["mean-square"].prompt in box.locator(".prediction-question").inner_text()
+    box.locator("summary").click()
+    assert reference("mean-square").message in box.locator("details").inner_text()
     context.close()

@@ -492,6 +492,171 @@ def _grad_gain() -> Solution:
     )
 
 
+# --- one more prediction for each page that asks its own -----------------------------
+
+
+@exercise(
+    "anchor-mean",
+    f"With eps = 0, what is the mean of x-hat for the anchor x = {_nums(example.ANCHOR)}? Six decimals.",
+    Number(),
+    "RMSNorm divides by the RMS and subtracts nothing: average the two coordinates of x / RMS.",
+    tolerance=TOLERANCE,
+)
+def _anchor_mean() -> Solution:
+    normalized = rms_norm_forward(example.ANCHOR, None, example.IDEAL_EPS).normalized
+    return Solution(
+        float(np.mean(normalized)),
+        f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted, so a vector "
+        "on one side of zero stays there.",
+        pitfalls=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
+    )
+
+
+@exercise(
+    "crossover-rms",
+    f"For eps = {EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half? Six decimals.",
+    Number(),
+    "One half means the mean square equals eps.",
+    tolerance=TOLERANCE,
+)
+def _crossover_rms() -> Solution:
+    rms = float(np.sqrt(EPS))
+    half = float(np.mean(np.square(rms_norm_forward([rms], None, EPS).normalized)))
+    return Solution(
+        rms,
+        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({EPS:g}) = {fmt(rms)}; rms_norm of [{fmt(rms)}] "
+        f"gives mean(x-hat**2) = {fmt(half)}.",
+        pitfalls=((EPS, "That is eps itself, a mean square; the question asks for the RMS, its square root."),),
+    )
+
+
+BATCH_OPTIONS = ("BatchNorm only", "LayerNorm only", "RMSNorm only", "all three", "none of them")
+
+
+@exercise(
+    "companion-changes",
+    f"The anchor {_nums(example.ANCHOR)} is normalized next to {_nums(example.COMPANION)}, then next to a copy "
+    "of itself. Whose output for the anchor changes?",
+    Choice(BATCH_OPTIONS),
+    "Which of the three takes its statistics across the examples of a batch?",
+)
+def _companion_changes() -> Solution:
+    h = evidence.history()
+    changed = (
+        not np.array_equal(h.batch_with_companion, h.batch_with_itself),
+        not np.array_equal(h.layer_norm_with_companion, h.layer_norm_with_itself),
+        not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself),
+    )
+    index = {(True, False, False): 0, (False, True, False): 1, (False, False, True): 2, (True, True, True): 3}
+    return Solution(
+        index.get(changed, 4),
+        f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
+        f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times.",
+    )
+
+
+DTYPE_OPTIONS = ("int64", "float16", "float32", "float64")
+
+
+@exercise(
+    "integer-dtype",
+    f"rms_norm is handed the integer array {_nums(X)} (dtype int64). In which dtype does the output come back?",
+    Choice(DTYPE_OPTIONS),
+    "Integers cannot hold x / RMS; which float does the precision policy promote them to?",
+)
+def _integer_dtype() -> Solution:
+    dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
+    return Solution(
+        DTYPE_OPTIONS.index(str(dtype)),
+        f"rms_norm(np.array({_nums(X)}, dtype=int64)) returns {dtype}: integers and bools are computed in float64.",
+    )
+
+
+GRADIENT_SCALE = 4.0  # any factor but the scale cards' ten, so this answer is not theirs
+
+
+@exercise(
+    "grad-x-scaled",
+    f"With eps = 0, x = {X_TEXT}, g = {G_TEXT} and grad_output = {_nums(UPSTREAM)}, multiply x by {GRADIENT_SCALE:g}. "
+    "grad_x of the scaled input is grad_x of x times what factor?",
+    Number(),
+    "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
+    tolerance=TOLERANCE,
+)
+def _grad_x_scaled() -> Solution:
+    grad_x, _ = rms_norm_backward(X, G, example.IDEAL_EPS, UPSTREAM)
+    scaled, _ = rms_norm_backward(GRADIENT_SCALE * np.asarray(X), G, example.IDEAL_EPS, UPSTREAM)
+    factor = float(scaled[0] / grad_x[0])
+    return Solution(
+        factor,
+        f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}, a factor of {factor:g} = 1/{GRADIENT_SCALE:g}: "
+        f"the output is unchanged, so its sensitivity to each coordinate shrinks as x grows. And x · grad_x = "
+        f"{float(np.dot(X, grad_x)):.1e}, zero to rounding: the gradient has no component along x.",
+        pitfalls=(
+            (GRADIENT_SCALE, "That is the factor on x; the gradient moves the other way."),
+            (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),
+        ),
+    )
+
+
+@exercise(
+    "huge-row",
+    "With eps = 0, what is x-hat of the row [1e200, 2e200], whose squares overflow float64? Six decimals.",
+    PAIR,
+    "x-hat depends only on the direction of x, and the package rescales rows whose squares overflow.",
+    tolerance=TOLERANCE,
+)
+def _huge_row() -> Solution:
+    row = (1e200, 2e200)
+    normalized = rms_norm_forward(row, None, example.IDEAL_EPS).normalized
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
+    return Solution(
+        tuple(normalized.tolist()),
+        f"rms_norm gives {fmt(normalized)}: the row is rescaled by its largest magnitude before squaring. "
+        f"The formula as written squares first, overflows, and gives {fmt(naive)}.",
+        pitfalls=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
+    )
+
+
+@exercise(
+    "plateau-value",
+    f"For the worked example (x = {X_TEXT}, eps = {EPS:g}), what is the mean square of x-hat? Six decimals.",
+    Number(),
+    "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
+    tolerance=TOLERANCE,
+)
+def _normalized_mean_square() -> Solution:
+    forward = rms_norm_forward(X, G, EPS)
+    value = float(np.mean(np.square(forward.normalized)))
+    return Solution(
+        value,
+        f"x-hat = {fmt(forward.normalized)} has mean square {fmt(value)} = {forward.mean_square[0]:g} / "
+        f"({forward.mean_square[0]:g} + {EPS:g}): just under one, because of eps.",
+        pitfalls=((float(np.mean(np.square(forward.output))), "That is the output's mean square, after the gain."),),
+    )
+
+
+SQUARE_OPTIONS = ("90000", "65504, the largest float16", "inf", "nan")
+
+
+@exercise(
+    "half-precision-square",
+    "In float16, what is 300 squared?",
+    Choice(SQUARE_OPTIONS),
+    "float16's largest finite value is 65504.",
+)
+def _half_square() -> Solution:
+    with np.errstate(over="ignore"):
+        square = np.square(np.float16(300))
+    index = 2 if np.isinf(square) else 0 if square == 90000 else 1 if square == 65504 else 3
+    return Solution(
+        index,
+        f"np.square(np.float16(300)) is {square}: 90000 is beyond float16's largest value, 65504, so it overflows. "
+        "That is why float16 input is computed in float32.",
+    )
+
+
 def get(exercise_id: object) -> Exercise:
     """The exercise with this id, or an error that suggests the nearest ids."""
     if isinstance(exercise_id, str) and exercise_id in EXERCISES:
