@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,26 @@ def test_the_exercise_page_checks_every_exercise_and_folds_its_reference_answer(
         assert f'check("{exercise_id}", ...)' in code
         shown = f"{exercise_id} = {reference(exercise_id).answer}"
         assert shown in inside and shown not in outside
+
+
+RETRACTED = {
+    "book/history": ["at the price of one statistic", "reproduces its evidence"],
+    "book/boundaries": ["Each refusal raises its own subclass"],
+    "book/exercises": ["Every page of this chapter asked you to predict"],
+    "book/implementation": ["as LLaMA's reference code does"],
+    "book/precision-and-cost": ["for each decade"],
+    "book/follow-one-vector": ["The three vector states are told apart"],
+}
+
+
+@pytest.mark.parametrize("page", list(RETRACTED))
+def test_corrected_claims_do_not_come_back(pages, page):
+    text = text_of(pages[page])
+    for claim in RETRACTED[page]:
+        assert claim not in text
+
+
+def test_the_boundaries_page_counts_requests_and_the_boundaries_they_meet(pages):
+    text = text_of(pages["book/boundaries"])
+    requests, boundaries = map(int, re.search(r"These (\d+) requests, meeting (\d+) boundaries", text).groups())
+    assert boundaries < requests

@@ -43,15 +43,17 @@ def test_curve_figure_draws_the_curve_from_rms_norm():
     np.testing.assert_allclose(y, x**2 / (x**2 + 1e-5), rtol=1e-12)
 
 
-def test_follow_one_vector_prints_the_computed_values_with_three_border_styles():
+def test_follow_one_vector_gives_each_kind_of_box_its_own_border():
     primary = evidence.primary()
     fig = figures.follow_one_vector_figure(primary)
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     for value in (*primary.forward.normalized, *primary.forward.output):
         assert f"{value:.6f}" in texts
     assert f"{primary.forward.inverse_rms[0]:.6f}" in texts
-    styles = [p.get_linestyle() for p in fig.axes[0].patches if isinstance(p, Rectangle) and not p.get_fill()]
-    assert "--" in styles and styles.count("-") >= 5  # dashed x-hat; the output's double border adds a box
+    boxes = [p for p in fig.axes[0].patches if isinstance(p, Rectangle) and not p.get_fill()]
+    styles = [{"solid": "-"}.get(p.get_linestyle(), p.get_linestyle()) for p in boxes]
+    # input solid, two dotted numbers, dashed x-hat, dash-dot gain, and the output's double border (two solid boxes)
+    assert styles == ["-", ":", ":", "--", "-.", "-", "-"]
     assert len([p for p in fig.axes[0].patches if isinstance(p, Rectangle) and not p.get_fill()]) == 7
 
 

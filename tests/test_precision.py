@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
-from rmsnorm_course import rms_norm_forward
+from rmsnorm_course import rms_norm, rms_norm_forward
 from rmsnorm_course.core import fastpath
 from rmsnorm_course.studies import precision
 
@@ -86,3 +86,14 @@ def test_the_sweep_shows_the_package_right_everywhere_and_the_formula_failing_at
     ulps = dict(zip(result.exponents.tolist(), result.formula_ulps.tolist()))
     assert ulps[0] <= 2 and np.isinf(ulps[-30]) and ulps[30] > 1e6
     assert result.formula_failures == sum(v > precision.FAILURE_ULPS for v in ulps.values()) >= 10
+
+
+def test_float16_output_is_rounded_once_with_the_gain_applied_in_float32():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(50, 16)).astype(np.float16)
+    gain = rng.uniform(0.5, 1.5, 16).astype(np.float16)
+    x32, g32 = x.astype(np.float32), gain.astype(np.float32)
+    expected = (x32 / np.sqrt(np.mean(x32**2, axis=-1, keepdims=True) + 1e-5) * g32).astype(np.float16)
+    np.testing.assert_array_equal(rms_norm(x, gain), expected)
+    order = precision.cast_order(rows=50, width=16, seed=3)
+    assert order.values == 800 and 0 < order.differ < order.values and order.max_ulps == 1.0

@@ -385,7 +385,7 @@ def _gain_gradient_shape() -> Solution:
 
 POLICY_OPTIONS = (
     "the RMSNorm formula contains a term that cancels weight decay",
-    "the optimizer decides from parameter names which ones are decayed; the formula never mentions decay",
+    "the optimizer decides which parameters are decayed, through its parameter groups; the formula never mentions it",
     "the gain has no gradient, so decay would be its only update",
     "weight decay is applied inside the forward pass",
 )
@@ -399,14 +399,18 @@ POLICY_OPTIONS = (
 )
 def _no_decay_policy() -> Solution:
     layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
+    (gain,) = layer.parameters()
     usual = adamw_parameter_groups(layer.parameters())
     decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
+    if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
+        raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
     _, grad_gain = rms_norm_backward(X, G, EPS, UPSTREAM)
     return Solution(
         1,
-        f"The usual policy puts {example.GAIN_NAME} in the no-decay group {list(usual.no_decay)}; "
-        f"passing no_decay=[] moves it to the decay group {list(decayed.decay)} while the layer computes "
-        f"exactly the same output. The gain does get a gradient ({fmt(grad_gain)} in the worked example).",
+        f"By default the optimizer leaves every parameter of rank one or less undecayed, so the gain "
+        f"{example.GAIN_NAME} (shape {gain.value.shape}) lands in the no-decay group; passing no_decay=[] moves it "
+        "to the decay group, and the layer computes exactly the same output either way. The gain does get a "
+        f"gradient ({fmt(grad_gain)} in the worked example).",
     )
 
 

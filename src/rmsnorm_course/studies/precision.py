@@ -63,3 +63,24 @@ def sweep(
     with np.errstate(all="ignore"):
         formula = rms_norm_formula(x, gain, eps)
     return Sweep(np.asarray(exponents), ulps_off(rms_norm(x, gain, eps), reference), ulps_off(formula, reference))
+
+
+@dataclass(frozen=True)
+class CastOrder:
+    """float16 rows normalized two ways: the gain applied in float32 before one cast (this
+    package), or after casting x-hat back to float16 (LLaMA's reference order)."""
+
+    values: int
+    differ: int
+    max_ulps: float
+
+
+def cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
+    """How often rounding twice (cast, then the gain in float16) differs from rounding once."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, width)).astype(np.float16)
+    gain = rng.uniform(0.5, 1.5, width).astype(np.float16)
+    once = rms_norm(x, gain)
+    twice = rms_norm(x) * gain  # x-hat comes back as float16, then float16 times float16
+    ulps = ulps_off(once, twice.astype(np.float64))
+    return CastOrder(values=once.size, differ=int(np.sum(once != twice)), max_ulps=float(np.max(ulps)))

@@ -221,17 +221,17 @@ def pre_norm_block_figure() -> Figure:
 def follow_one_vector_figure(primary: Primary) -> Figure:
     """The worked example stage by stage, each box printing its computed values.
 
-    Vector states are told apart by border: solid for the input, dashed for the
-    RMS-rescaled vector, double for the gain-scaled output. Bar lengths are guides;
+    Each kind of box has its own border: solid for the input, dotted for the two
+    single numbers, dashed for x-hat, dash-dot for the gain, double for the output. Bar lengths are guides;
     the printed numbers are the values.
     """
     f = primary.forward
     stages = (
         ("Input x", primary.x, "-", False, [f"x_{i} = {v:.6f}" for i, v in enumerate(primary.x)]),
-        ("Mean square", None, "-", False, [f"m2 = {fmt(f.mean_square)}"]),
-        ("Reciprocal RMS", None, "-", False, [f"1/rms = {fmt(f.inverse_rms)}", f"eps = {primary.eps:g}"]),
+        ("Mean square", None, ":", False, [f"m2 = {fmt(f.mean_square)}"]),
+        ("Reciprocal RMS", None, ":", False, [f"1/rms = {fmt(f.inverse_rms)}", f"eps = {primary.eps:g}"]),
         ("RMS-rescaled x-hat", f.normalized, "--", False, [f"x-hat_{i} = {v:.6f}" for i, v in enumerate(f.normalized)]),
-        ("Learned gain g", primary.gain, "-", False, [f"g_{i} = {v:.6f}" for i, v in enumerate(primary.gain)]),
+        ("Learned gain g", primary.gain, "-.", False, [f"g_{i} = {v:.6f}" for i, v in enumerate(primary.gain)]),
         ("Output y = g * x-hat", f.output, "-", True, [f"y_{i} = {v:.6f}" for i, v in enumerate(f.output)]),
     )
     fig, (ax,) = _new(11.5, 3.3)
