@@ -53,7 +53,29 @@ def test_placement_values_and_slopes():
     assert curves.outside_slope[0] == pytest.approx(1 / eps, rel=0.2)
 
 
-def test_implementations_table_names_each_placement():
+def test_implementations_table_names_each_placement_and_its_source():
     placements = {i.name: i.placement.split(":")[0] for i in IMPLEMENTATIONS}
-    assert placements["original paper's code (Zhang & Sennrich)"] == "outside"
+    assert placements["Zhang & Sennrich, PyTorch code"] == "outside"
+    assert placements["Zhang & Sennrich, TensorFlow code"] == "inside"
     assert placements["LLaMA reference model"] == "inside"
+    assert all(i.source for i in IMPLEMENTATIONS)
+    assert "per checkpoint" in next(i.eps for i in IMPLEMENTATIONS if i.name == "LLaMA reference model")
+
+
+def test_the_pytorch_row_says_what_pytorch_does():
+    """Runs where PyTorch happens to be installed; the course does not depend on it."""
+    torch = pytest.importorskip("torch")
+    row = next(i for i in IMPLEMENTATIONS if i.name.startswith("PyTorch"))
+    assert "float32's machine epsilon for float16" in row.eps and "float16 and bfloat16 in float32" in row.precision
+    for values in ([300.0, 1.0], [1e-4, 2e-4]):
+        x16 = np.array(values, dtype=np.float16)
+        got = torch.nn.functional.rms_norm(torch.tensor(x16), (2,)).numpy()
+        x32 = x16.astype(np.float32)
+        ms = np.mean(x32**2)
+        with_fp32_eps = (x32 / np.sqrt(ms + np.finfo(np.float32).eps)).astype(np.float16)
+        np.testing.assert_allclose(got.astype(np.float32), with_fp32_eps.astype(np.float32), rtol=2e-3)
+        assert np.all(np.isfinite(got))  # 300**2 overflows float16, so it was squared in float32
+    tiny = np.array([1e-4, 2e-4], dtype=np.float16)
+    with_fp16_eps = tiny.astype(np.float32) / np.sqrt(np.mean(tiny.astype(np.float32) ** 2) + np.finfo(np.float16).eps)
+    got = torch.nn.functional.rms_norm(torch.tensor(tiny), (2,)).numpy().astype(np.float32)
+    assert not np.allclose(got, with_fp16_eps, rtol=0.05)

@@ -100,35 +100,56 @@ def placement_curves(rms: np.ndarray, eps: float) -> PlacementCurves:
 
 @dataclass(frozen=True)
 class Implementation:
-    """Where a well-known implementation puts eps, and its default."""
+    """Where a well-known implementation puts eps, its default, its precision, and where that is written."""
 
     name: str
     eps: str
     placement: str
     precision: str
+    source: str
 
 
 IMPLEMENTATIONS: tuple[Implementation, ...] = (
-    Implementation("original paper's code (Zhang & Sennrich)", "1e-8", "outside: x / (RMS(x) + eps)", "input dtype"),
+    Implementation(
+        "Zhang & Sennrich, PyTorch code",
+        "1e-8",
+        "outside: x / (RMS(x) + eps)",
+        "input dtype",
+        "bzhangGo/rmsnorm, rmsnorm_torch.py",
+    ),
+    Implementation(
+        "Zhang & Sennrich, TensorFlow code",
+        "1e-8",
+        "inside: x * rsqrt(mean(x**2) + eps)",
+        "input dtype",
+        "bzhangGo/rmsnorm, rmsnorm_tensorflow.py",
+    ),
     Implementation(
         "LLaMA reference model",
-        "1e-6 by default; the model passes norm_eps = 1e-5",
+        "per checkpoint (norm_eps in its params.json); the class's own default is 1e-6",
         "inside: x * rsqrt(mean(x**2) + eps)",
         "float32, cast back before the gain",
+        "meta-llama/llama, llama/model.py",
     ),
     Implementation(
         "Hugging Face LlamaRMSNorm",
-        "1e-6 by default (rms_norm_eps in the model config)",
+        "per model (rms_norm_eps in its config); the class's own default is 1e-6",
         "inside: x * rsqrt(mean(x**2) + eps)",
         "float32, cast back before the gain",
+        "huggingface/transformers, models/llama/modeling_llama.py",
     ),
     Implementation(
-        "PyTorch torch.nn.RMSNorm",
-        "machine epsilon of the input dtype when not given",
+        "PyTorch torch.nn.RMSNorm, F.rms_norm",
+        "when not given, float32's machine epsilon for float16 and bfloat16, the input's own otherwise",
+        "inside: x * rsqrt(mean(x**2) + eps)",
+        "float16 and bfloat16 in float32, cast back; others in the input dtype",
+        "torch.nn.functional.rms_norm (checked with PyTorch 2.13)",
+    ),
+    Implementation(
+        "this course (rms_norm)",
+        f"{DEFAULT_EPS:g}",
         "inside: x / sqrt(mean(x**2) + eps)",
-        "input dtype",
-    ),
-    Implementation(
-        "this course (rms_norm)", f"{DEFAULT_EPS:g}", "inside: x / sqrt(mean(x**2) + eps)", "float16 in float32"
+        "float16 in float32, gain applied before one cast back",
+        "src/rmsnorm_course/core/rmsnorm.py",
     ),
 )

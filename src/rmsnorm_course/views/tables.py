@@ -43,8 +43,8 @@ def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
 
 def implementations_table() -> Markdown:
     return markdown_table(
-        ["implementation", "default eps", "where eps goes", "computed in"],
-        [[i.name, i.eps, f"`{i.placement}`", i.precision] for i in IMPLEMENTATIONS],
+        ["implementation", "default eps", "where eps goes", "computed in", "source"],
+        [[i.name, i.eps, f"`{i.placement}`", i.precision, i.source] for i in IMPLEMENTATIONS],
     )
 
 
