@@ -66,7 +66,7 @@ def test_the_pytorch_row_says_what_pytorch_does():
     """Runs where PyTorch happens to be installed; the course does not depend on it."""
     torch = pytest.importorskip("torch")
     row = next(i for i in IMPLEMENTATIONS if i.name.startswith("PyTorch"))
-    assert "float32's machine epsilon for float16" in row.eps and "float16 and bfloat16 in float32" in row.precision
+    assert "float32's machine epsilon for float16" in row.eps and "float16, bfloat16 in float32" in row.precision
     for values in ([300.0, 1.0], [1e-4, 2e-4]):
         x16 = np.array(values, dtype=np.float16)
         got = torch.nn.functional.rms_norm(torch.tensor(x16), (2,)).numpy()

@@ -12,14 +12,16 @@ from ..studies.evidence import Evidence, History
 from ..studies.example import ANCHOR, COMPANION
 
 
-def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Markdown:
-    """A GitHub-style Markdown table; pipes inside cells are escaped."""
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], footer: str = "") -> Markdown:
+    """A GitHub-style Markdown table, with an optional paragraph under it; pipes inside cells are escaped."""
 
     def cell(value: object) -> str:
         return str(value).replace("|", "\\|").replace("\n", " ")
 
     lines = ["| " + " | ".join(map(cell, headers)) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+    if footer:
+        lines += ["", footer]
     return Markdown("\n".join(lines))
 
 
@@ -43,8 +45,9 @@ def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
 
 def implementations_table() -> Markdown:
     return markdown_table(
-        ["implementation", "default eps", "where eps goes", "computed in", "source"],
-        [[i.name, i.eps, f"`{i.placement}`", i.precision, i.source] for i in IMPLEMENTATIONS],
+        ["implementation", "default eps", "where eps goes", "computed in"],
+        [[i.name, i.eps, f"`{i.placement}`", i.precision] for i in IMPLEMENTATIONS],
+        footer="Sources: " + "; ".join(f"{i.name}: {i.source}" for i in IMPLEMENTATIONS) + ".",
     )
 
 
