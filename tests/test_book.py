@@ -171,3 +171,13 @@ def test_the_boundaries_page_counts_requests_and_the_boundaries_they_meet(pages)
     text = text_of(pages["book/boundaries"])
     requests, boundaries = map(int, re.search(r"These (\d+) requests, meeting (\d+) boundaries", text).groups())
     assert boundaries < requests
+
+
+def test_the_tools_refusals_sit_apart_from_the_requests_a_user_makes(pages):
+    soup = pages["book/boundaries"]
+    (tools,) = soup.select(".cell.tag_hide-output")
+    shown = [cell for cell in soup.select(".cell.tag_remove-input") if cell is not tools]
+    user_table = " ".join(cell.get_text() for cell in shown)
+    assert "InvalidEpsilon" in user_table and "LogDomainError" not in user_table
+    assert "LogDomainError" in tools.get_text() and "InvalidEpsilon" not in tools.get_text()
+    assert "[[3.000000, 4.000000], [0.000000, 5.000000]]" in text_of(soup)

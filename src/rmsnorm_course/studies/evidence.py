@@ -242,6 +242,24 @@ class Rejection:
     def as_expected(self) -> bool:
         return self.raised is self.case.expected
 
+    @property
+    def from_tooling(self) -> bool:
+        """Refused by the tape, the optimizer's grouping or the gradient checker, not by a call of rms_norm."""
+        return issubclass(self.case.expected, TOOLING_ERRORS)
+
+
+# The boundaries of the teaching tools around RMSNorm, as opposed to requests a user of
+# rms_norm, rms_norm_backward or the layer makes.
+TOOLING_ERRORS = (
+    errors.ParameterNameError,
+    errors.GradientCheckError,
+    errors.BroadcastShapeError,
+    errors.UpstreamGradientRequired,
+    errors.UpstreamShapeError,
+    errors.LogDomainError,
+    errors.SquareOverflow,
+)
+
 
 def _into_itself(x: np.ndarray) -> np.ndarray:
     return rms_norm(x, GAIN, EPS, out=x)

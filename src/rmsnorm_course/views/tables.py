@@ -51,11 +51,13 @@ def implementations_table() -> Markdown:
     )
 
 
-def rejections_table(evidence: Evidence) -> Markdown:
+def rejections_table(evidence: Evidence, tooling: bool = False) -> Markdown:
+    """The refused requests of rms_norm and the layer, or (``tooling``) those of the tape, optimizer and checker."""
     return markdown_table(
         ["boundary", "request", "error", "message"],
         [
             [f"`{r.case.boundary}`", r.case.request, f"`{r.raised.__name__ if r.raised else 'accepted'}`", r.message]
             for r in evidence.rejections
+            if r.from_tooling == tooling
         ],
     )
