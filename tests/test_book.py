@@ -181,3 +181,13 @@ def test_the_tools_refusals_sit_apart_from_the_requests_a_user_makes(pages):
     assert "InvalidEpsilon" in user_table and "LogDomainError" not in user_table
     assert "LogDomainError" in tools.get_text() and "InvalidEpsilon" not in tools.get_text()
     assert "[[3.000000, 4.000000], [0.000000, 5.000000]]" in text_of(soup)
+
+
+def test_reading_order_puts_each_topic_where_it_is_the_subject(pages):
+    order = toc_pages()
+    assert order.index("book/follow-one-vector") == order.index("book/predict") + 1  # the recap follows the first page
+    scale, history = text_of(pages["book/scale-and-epsilon"]), text_of(pages["book/history"])
+    for topic in ("Epsilon inside or outside the square root", "Real implementations differ"):
+        assert topic in scale and topic not in history
+    implementation = text_of(pages["book/implementation"])
+    assert "def compute_dtype" not in implementation and "Precision and cost" in implementation
