@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 import pytest
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from rmsnorm_course.studies import cost, evidence, precision
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
@@ -74,3 +74,16 @@ def test_cost_figure_has_labelled_axes_and_marks_the_copy():
     assert forward.get_xlabel() and forward.get_ylabel() and forward.get_title() == cost.FORWARD
     assert [bar.get_width() for bar in forward.patches] == [1.0, 2.0]
     assert forward.patches[0].get_hatch() == "//" and backward.patches[0].get_width() == 3.0
+
+
+def test_follow_one_vector_reads_at_page_width_with_an_arrow_from_x_to_x_hat():
+    fig = figures.follow_one_vector_figure(evidence.primary())
+    ax = fig.axes[0]
+    assert fig.get_figwidth() <= 7.5  # shown near its own size on a page, not shrunk
+    assert min(t.get_fontsize() for t in ax.texts) >= 10
+    downward = [
+        p for p in ax.patches
+        if isinstance(p, FancyArrowPatch) and p._posA_posB[0][0] == p._posA_posB[1][0]
+        and p._posA_posB[0][1] > p._posA_posB[1][1]
+    ]  # fmt: skip
+    assert len(downward) == 1 and any(t.get_text() == "x times 1/rms" for t in ax.texts)

@@ -222,8 +222,8 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
     """The worked example stage by stage, each box printing its computed values.
 
     Each kind of box has its own border: solid for the input, dotted for the two
-    single numbers, dashed for x-hat, dash-dot for the gain, double for the output. Bar lengths are guides;
-    the printed numbers are the values.
+    single numbers, dashed for x-hat, dash-dot for the gain, double for the output.
+    Bar lengths are guides; the printed numbers are the values.
     """
     f = primary.forward
     stages = (
@@ -234,24 +234,39 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
         ("Learned gain g", primary.gain, "-.", False, [f"g_{i} = {v:.6f}" for i, v in enumerate(primary.gain)]),
         ("Output y = g * x-hat", f.output, "-", True, [f"y_{i} = {v:.6f}" for i, v in enumerate(f.output)]),
     )
-    fig, (ax,) = _new(11.5, 3.3)
-    ax.set_xlim(0, 6 * 1.9)
-    ax.set_ylim(0, 3.2)
+    # Two rows of three boxes, so the text stays readable at page width: the statistics
+    # of x on top, then x-hat, the gain and the output. An arrow runs from x down to x-hat.
+    width, height, gap = 2.1, 2.3, 0.5
+    corner = [(column * (width + gap) + 0.1, 3.6 if row == 0 else 0.3) for row in (0, 1) for column in range(3)]
+    fig, (ax,) = _new(7.4, 6.4)
+    ax.set_xlim(0, 3 * width + 2 * gap + 0.2)
+    ax.set_ylim(0, 6.6)
     ax.axis("off")
     largest = max(float(np.max(np.abs(values))) for _, values, *_ in stages if values is not None)
-    for column, (title, values, style, double, lines) in enumerate(stages):
-        left = column * 1.9 + 0.1
-        ax.add_patch(Rectangle((left, 0.2), 1.7, 2.5, fill=False, linestyle=style, linewidth=1.6))
+    for (left, bottom), (title, values, style, double, lines) in zip(corner, stages):
+        ax.add_patch(Rectangle((left, bottom), width, height, fill=False, linestyle=style, linewidth=1.6))
         if double:
-            ax.add_patch(Rectangle((left + 0.06, 0.26), 1.58, 2.38, fill=False, linewidth=1.0))
-        ax.text(left + 0.85, 2.95, title, ha="center", va="center", fontsize=9, weight="bold")
+            ax.add_patch(
+                Rectangle((left + 0.07, bottom + 0.07), width - 0.14, height - 0.14, fill=False, linewidth=1.0)
+            )
+        ax.text(left + width / 2, bottom + height + 0.25, title, ha="center", va="center", fontsize=11, weight="bold")
         for row, line in enumerate(lines):
-            ax.text(left + 0.12, 2.35 - row * 0.62, line, ha="left", va="center", fontsize=8.5, family="monospace")
+            top = bottom + height - 0.45 - row * 0.8
+            ax.text(left + 0.15, top, line, ha="left", va="center", fontsize=10.5, family="monospace")
             if values is not None:
-                length = 1.46 * abs(float(values[row])) / largest
-                ax.add_patch(Rectangle((left + 0.12, 2.0 - row * 0.62), length, 0.14, color=GREY, alpha=0.5))
-        if column < len(stages) - 1:
-            _arrow(ax, (left + 1.72, 1.45), (left + 1.98, 1.45))
+                length = (width - 0.3) * abs(float(values[row])) / largest
+                ax.add_patch(Rectangle((left + 0.15, top - 0.4), length, 0.16, color=GREY, alpha=0.5))
+    middle = height / 2
+    for first, second in ((0, 1), (1, 2), (3, 4), (4, 5)):
+        (x0, y0), (x1, _) = corner[first], corner[second]
+        _arrow(ax, (x0 + width + 0.02, y0 + middle), (x1 - 0.02, y0 + middle))
+    (x_left, x_bottom), (hat_left, hat_bottom) = corner[0], corner[3]
+    _arrow(ax, (x_left + width / 2, x_bottom - 0.05), (hat_left + width / 2, hat_bottom + height + 0.5))
+    ax.text(
+        x_left + width / 2 + 0.1, (x_bottom + hat_bottom + height) / 2 + 0.2, "x times 1/rms", fontsize=10, va="center"
+    )
+    (rms_left, rms_bottom) = corner[2]
+    _arrow(ax, (rms_left + 0.2, rms_bottom - 0.05), (hat_left + width - 0.2, hat_bottom + height + 0.5), style="--")
     return fig
 
 
