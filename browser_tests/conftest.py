@@ -57,6 +57,16 @@ def browser() -> Browser:
         browser.close()
 
 
+def page_with_errors(context, url: str) -> tuple[Page, list[str]]:
+    """Open ``url`` in ``context``; the list fills with every console error and page error."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url, wait_until="networkidle")
+    return page, errors
+
+
 @dataclass
 class Visit:
     """One page load and everything that went wrong during it."""

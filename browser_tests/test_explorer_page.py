@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from conftest import page_with_errors
 from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore
 
 SCALE_EXPONENTS = (-4.0, -1.5, 0.0, 1.0, 2.37, 4.0)
@@ -20,11 +21,7 @@ def numbers(text: str) -> np.ndarray:
 @pytest.fixture(scope="module")
 def explorer_page(browser, server):
     context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server}/book/scale-and-epsilon.html", wait_until="networkidle")
+    page, errors = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
     page.wait_for_selector(".rmsnorm-explorer[data-ready='true']")
     yield page, errors
     context.close()

@@ -14,7 +14,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, page_with_errors
 from rmsnorm_course import check
 from rmsnorm_course.exercises.answers import AnswerSheet
 from rmsnorm_course.exercises.feedback import reference
@@ -89,11 +89,7 @@ def expected_text(exercise_id: str, answer: str) -> str:
 @pytest.fixture(scope="module")
 def exercises_page(browser, server):
     context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server}/book/exercises.html", wait_until="networkidle")
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
     )

@@ -16,7 +16,7 @@ from importlib.resources import files
 
 from ..exercises import registry
 from ..exercises.feedback import LOOKS, check, reference
-from ..exercises.kinds import Choice, Number, Shape, Vector, read_typed
+from ..exercises.kinds import Choice, Vector, read_typed
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 
@@ -31,8 +31,6 @@ def exercise_data(exercise_id: str) -> dict[str, object]:
         described["length"] = kind.length
     if isinstance(kind, Choice):
         described["options"] = list(kind.options)
-    if not isinstance(kind, (Number, Vector, Shape, Choice)):
-        raise TypeError(f"no page reader for {type(kind).__name__}")
     return {
         "id": exercise.id,
         "prompt": exercise.prompt,
@@ -50,6 +48,12 @@ def exercise_data(exercise_id: str) -> dict[str, object]:
     }
 
 
+def question_html(exercise_id: str) -> str:
+    """The question as the box shows it, in the page and in the widget alike."""
+    exercise = registry.get(exercise_id)
+    return f"<strong>Predict</strong> <code>{html.escape(exercise.id)}</code>: {html.escape(exercise.prompt)}"
+
+
 def prediction_html(exercise_id: str) -> str:
     """The kernel-free box: question, labelled input, verdict area, folded reference, data, script."""
     exercise = registry.get(exercise_id)
@@ -64,8 +68,7 @@ def prediction_html(exercise_id: str) -> str:
     return (
         f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" '
         'style="border: 1px solid #d0d7de; border-radius: 0.3em; padding: 0.6em 0.9em; margin: 0.6em 0;">'
-        f'<p class="prediction-question" style="margin: 0 0 0.4em 0;"><strong>Predict</strong> '
-        f"<code>{html.escape(exercise.id)}</code>: {html.escape(exercise.prompt)}</p>{options}"
+        f'<p class="prediction-question" style="margin: 0 0 0.4em 0;">{question_html(exercise.id)}</p>{options}'
         f'<form class="prediction-form" style="display: flex; gap: 0.5em; align-items: center; flex-wrap: wrap;">'
         f'<label for="{field}">Your prediction ({html.escape(exercise.kind.describe())})</label>'
         f'<input id="{field}" type="text" autocomplete="off" spellcheck="false" style="min-width: 14em;">'
@@ -92,8 +95,7 @@ class Prediction:
     def widget(self):
         import ipywidgets as w
 
-        question = w.HTML(f"<strong>Predict</strong> <code>{html.escape(self.exercise.id)}</code>: "
-                          f"{html.escape(self.exercise.prompt)}")  # fmt: skip
+        question = w.HTML(question_html(self.exercise.id))
         typed = w.Text(
             placeholder=self.exercise.kind.describe(), description="Your prediction", continuous_update=False
         )
