@@ -43,7 +43,8 @@ def readouts(page) -> list[str]:
 def test_the_page_checked_itself_against_rms_norm_on_load(explorer_page):
     page, errors = explorer_page
     assert errors == []
-    assert page.locator(".rmsnorm-explorer svg").is_visible()
+    figures = page.locator(".rmsnorm-explorer svg")
+    assert figures.count() == 2 and all(figures.nth(i).is_visible() for i in range(2))
     assert not page.locator("[data-role='static-figure']").is_visible()
 
 
@@ -72,11 +73,70 @@ def test_readouts_and_marker_agree_with_rms_norm(explorer_page, vector, eps):
 def test_the_marker_moves_with_the_scale(explorer_page):
     page, _ = explorer_page
     positions = []
-    for exponent in (-4.0, 0.0, 4.0):
+    for exponent in (-4.0, 0.0, 2.0):
         set_controls(page, "worked example [3, 4]", exponent, 1e-5)
-        marker = page.locator(".rmsnorm-explorer [data-role='marker']")
-        positions.append((float(marker.get_attribute("cx")), float(marker.get_attribute("cy"))))
+        box = page.locator(".rmsnorm-explorer [data-role='marker']").bounding_box()
+        positions.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
     xs = [x for x, _ in positions]
     assert xs == sorted(xs) and len(set(xs)) == 3
     assert positions[0][1] > positions[2][1]  # mean(x-hat^2) near 0 sits lower than near 1
     assert math.isfinite(positions[1][1])
+
+
+def bars(page, series: str):
+    return page.locator(f".rmsnorm-explorer [data-role='bar'][data-series='{series}']")
+
+
+@pytest.mark.parametrize("vector", list(VECTORS))
+def test_the_bars_are_x_hat_of_x_and_of_a_x_coordinate_by_coordinate(explorer_page, vector):
+    page, errors = explorer_page
+    pixels_per_unit = []  # one vertical scale per vector, whatever the controls say
+    for exponent, eps in ((-4.0, 1e-2), (0.5, 1e-5), (4.0, 0.0)):
+        set_controls(page, vector, exponent, eps)
+        state = explore(vector, 10**exponent, eps)
+        for series, expected in (("x", state.normalized), ("ax", state.scaled_normalized)):
+            locator = bars(page, series)
+            assert locator.count() == state.x.size
+            values = np.array([float(v) for v in locator.evaluate_all("els => els.map(e => e.dataset.value)")])
+            np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-15)
+            heights = np.array(locator.evaluate_all("els => els.map(e => e.getBBox().height)"))
+            # one vertical scale for every bar: pixels per unit of x-hat is the same for all of them
+            pixels_per_unit.extend(heights[np.abs(expected) > 0.05] / np.abs(expected[np.abs(expected) > 0.05]))
+            assert np.all(heights[np.abs(expected) < 1e-3] < 1)  # a vanishing x-hat draws (almost) nothing
+    np.testing.assert_allclose(pixels_per_unit, pixels_per_unit[0], rtol=1e-3)
+    assert errors == []
+
+
+def test_the_bars_of_a_x_shrink_as_a_x_falls_below_sqrt_eps(explorer_page):
+    page, _ = explorer_page
+    heights = []
+    for exponent in (0.0, -2.0, -4.0):
+        set_controls(page, "worked example [3, 4]", exponent, 1e-2)
+        heights.append(bars(page, "ax").evaluate_all("els => els.map(e => e.getBBox().height)"))
+    unchanged = bars(page, "x").evaluate_all("els => els.map(e => e.getBBox().height)")
+    assert heights[0][1] > heights[1][1] > heights[2][1]
+    assert unchanged == pytest.approx(heights[0], rel=0.02)  # a = 1: x-hat(a·x) is x-hat(x)
+
+
+@pytest.mark.parametrize(
+    ("vector", "exponent", "side"),
+    [
+        ("worked example [3, 4]", 4.0, "right"),
+        ("tiny [0.0003, 0.0004]", -4.0, "left"),
+        ("worked example [3, 4]", 0.0, ""),
+    ],
+)
+def test_a_marker_past_the_axis_says_so(explorer_page, vector, exponent, side):
+    page, _ = explorer_page
+    set_controls(page, vector, exponent, 1e-5)
+    state = explore(vector, 10**exponent, 1e-5)
+    assert (state.off_axis or "") == side
+    marker = page.locator(".rmsnorm-explorer [data-role='marker']")
+    assert marker.get_attribute("data-off-axis") == side
+    legend = page.locator(".rmsnorm-explorer svg").nth(1).text_content()
+    assert (f"off the axis to the {side}" in legend) == bool(side)
+    if side:
+        frame = page.locator(".rmsnorm-explorer svg").nth(1).locator("rect").first.bounding_box()
+        box = marker.bounding_box()
+        edge = frame["x"] if side == "left" else frame["x"] + frame["width"]
+        assert box["x"] - 2 <= edge <= box["x"] + box["width"] + 2  # drawn on that edge, not lost

@@ -9,9 +9,11 @@ from rmsnorm_course import rms_norm
 from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views.explorer import (
     EPS_CHOICES,
+    RMS_WINDOW,
     SCALE_MAX,
     SCALE_MIN,
     VECTORS,
+    bar_limit,
     explore,
     normalized_mean_square_curve,
 )
@@ -43,3 +45,23 @@ def test_curve_is_ms_over_ms_plus_eps():
 
 def test_controls_cover_the_required_range():
     assert SCALE_MIN <= 1e-4 and SCALE_MAX >= 1e4 and 0.0 in EPS_CHOICES
+
+
+@pytest.mark.parametrize("vector", list(VECTORS))
+def test_bar_limit_is_the_largest_coordinate_over_the_rms(vector):
+    x = np.array(VECTORS[vector])
+    assert bar_limit(vector) == pytest.approx(np.max(np.abs(x)) / np.sqrt(np.mean(x**2)), rel=1e-14)
+    for eps in EPS_CHOICES:  # eps only shrinks x-hat, so the bars never leave their scale
+        assert np.max(np.abs(explore(vector, SCALE_MIN, eps).scaled_normalized)) <= bar_limit(vector)
+
+
+def test_off_axis_names_the_edge_a_x_lies_beyond():
+    low, high = RMS_WINDOW
+    assert explore("worked example [3, 4]", SCALE_MAX, 1e-5).off_axis == "right"  # RMS 3.5e4 > 1e3
+    assert explore("tiny [0.0003, 0.0004]", SCALE_MIN, 1e-5).off_axis == "left"  # RMS 3.5e-8 < 1e-6
+    assert explore("worked example [3, 4]", 1.0, 1e-5).off_axis is None
+    for vector in VECTORS:
+        for scale in (SCALE_MIN, 1.0, SCALE_MAX):
+            state = explore(vector, scale, 0.0)
+            inside = low <= state.scaled_rms <= high
+            assert (state.off_axis is None) == inside

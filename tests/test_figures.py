@@ -87,3 +87,25 @@ def test_follow_one_vector_reads_at_page_width_with_an_arrow_from_x_to_x_hat():
         and p._posA_posB[0][1] > p._posA_posB[1][1]
     ]  # fmt: skip
     assert len(downward) == 1 and any(t.get_text() == "x times 1/rms" for t in ax.texts)
+
+
+@pytest.mark.parametrize(
+    ("vector", "scale", "side"), [("worked example [3, 4]", 1e4, "right"), ("tiny [0.0003, 0.0004]", 1e-4, "left")]
+)
+def test_explorer_figure_puts_an_off_axis_marker_on_its_edge_and_says_so(vector, scale, side):
+    state = explore(vector, scale, 1e-5)
+    curve = figures.explorer_figure(state).axes[1]
+    marker = curve.get_lines()[-1]
+    edge = curve.get_xlim()[0 if side == "left" else 1]
+    assert marker.get_xdata()[0] == edge and marker.get_ydata()[0] == state.scaled_normalized_mean_square
+    assert marker.get_marker() == ("<" if side == "left" else ">")
+    assert f"RMS {state.scaled_rms:.3g}, off the axis to the {side}" in marker.get_label()
+
+
+def test_explorer_figure_draws_both_bars_on_one_scale_per_vector():
+    state = explore("activation row (d = 8, seed 0)", 0.03, 1e-2)
+    bars = figures.explorer_figure(state).axes[0]
+    heights = [p.get_height() for p in bars.patches if isinstance(p, Rectangle)][: 2 * state.x.size]
+    np.testing.assert_array_equal(heights, [*state.normalized, *state.scaled_normalized])
+    x = np.array(state.x)
+    assert bars.get_ylim()[1] == pytest.approx(1.15 * np.max(np.abs(x)) / np.sqrt(np.mean(x**2)))

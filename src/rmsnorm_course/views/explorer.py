@@ -18,6 +18,7 @@ from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
 EPS_CHOICES = (0.0, 1e-8, 1e-6, 1e-5, 1e-4, 1e-2)
 START_SCALE, START_EPS = SCALE_FACTOR, EPS  # where the controls start: the scale cards' setting
+RMS_WINDOW = (1e-6, 1e3)  # the curve's RMS axis: every eps's crossover, sqrt(eps), with decades to spare
 
 
 def _feature_vector(width: int = 8, seed: int = 0) -> tuple[float, ...]:
@@ -51,6 +52,12 @@ class ExplorerState:
         """max |x-hat(a x) - x-hat(x)|: zero in the eps = 0 ideal."""
         return float(np.max(np.abs(self.scaled_normalized - self.normalized)))
 
+    @property
+    def off_axis(self) -> str | None:
+        """'left' or 'right' when a·x's RMS lies outside ``RMS_WINDOW`` (its marker sits at that edge), else None."""
+        low, high = RMS_WINDOW
+        return "left" if self.scaled_rms < low else "right" if self.scaled_rms > high else None
+
 
 def explore(vector: str = START_VECTOR, scale: float = START_SCALE, eps: float = START_EPS) -> ExplorerState:
     """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` at ``eps``."""
@@ -79,6 +86,12 @@ def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
         ("RMS of a·x", f"{state.scaled_rms:.6g}"),
         ("mean of x-hat(a·x) squared", f"{state.scaled_normalized_mean_square:.6f}"),
     ]
+
+
+def bar_limit(vector: str) -> float:
+    """The largest |x-hat_i| the vector can reach (at eps = 0), so its bars keep one scale as the controls move."""
+    x = np.array(VECTORS[vector], dtype=np.float64)
+    return float(np.max(np.abs(rms_norm_forward(x, None, 0.0).normalized)))
 
 
 def normalized_mean_square_curve(rms: np.ndarray, eps: float) -> np.ndarray:

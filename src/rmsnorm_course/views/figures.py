@@ -23,13 +23,13 @@ from ..studies.cost import BACKWARD, FORWARD  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
 from ..studies.example import EPS  # noqa: E402
 from ..studies.precision import Sweep  # noqa: E402
-from .explorer import ExplorerState, normalized_mean_square_curve  # noqa: E402
+from .explorer import RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve  # noqa: E402
 from .report import fmt  # noqa: E402
 
 # A colour-blind-safe palette (Okabe and Ito), always paired with a line style.
 BLUE, ORANGE, GREEN, PURPLE, GREY = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
 STYLES = (("-", BLUE, "o"), ("--", ORANGE, "s"), (":", GREEN, "^"), ("-.", PURPLE, "D"))
-RMS_AXIS = np.logspace(-6, 3, 400)
+RMS_AXIS = np.geomspace(*RMS_WINDOW, 400)
 
 
 def png_bytes(fig: Figure) -> bytes:
@@ -58,20 +58,35 @@ def _energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
         if eps > 0:
             ax.axvline(np.sqrt(eps), color=colour, linestyle=style, linewidth=0.6, alpha=0.6)
     if state is not None:
-        ax.plot(
-            [state.scaled_rms],
-            [state.scaled_normalized_mean_square],
-            "X",
-            color="black",
-            markersize=10,
-            label=f"a·x: RMS {state.scaled_rms:.3g}",
-        )
+        _marker(ax, state)
     ax.set_xscale("log")
+    ax.set_xlim(*RMS_WINDOW)
     ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel("RMS of the input (log scale)")
     ax.set_ylabel("mean of x-hat squared")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
+
+
+def _marker(ax, state: ExplorerState) -> None:
+    """a·x on the curve; past the axis's end, a triangle at that edge pointing the way, with the true RMS."""
+    label = f"a·x: RMS {state.scaled_rms:.3g}"
+    if state.off_axis is None:
+        ax.plot(
+            [state.scaled_rms], [state.scaled_normalized_mean_square], "X", color="black", markersize=10, label=label
+        )
+        return
+    edge = RMS_WINDOW[0] if state.off_axis == "left" else RMS_WINDOW[1]
+    symbol = "<" if state.off_axis == "left" else ">"
+    ax.plot(
+        [edge],
+        [state.scaled_normalized_mean_square],
+        symbol,
+        color="black",
+        markersize=10,
+        clip_on=False,
+        label=f"{label}, off the axis to the {state.off_axis}",
+    )
 
 
 def explorer_figure(state: ExplorerState) -> Figure:
@@ -89,6 +104,8 @@ def explorer_figure(state: ExplorerState) -> Figure:
         label=f"x-hat(a·x), a = {state.scale:.3g}",
     )
     bars.axhline(0, color=GREY, linewidth=0.8)
+    limit = 1.15 * bar_limit(state.vector)
+    bars.set_ylim(-limit if np.any(state.x < 0) else 0.0, limit)
     bars.set_xticks(index)
     bars.set_xlabel("coordinate i")
     bars.set_ylabel("x-hat_i (before the gain)")

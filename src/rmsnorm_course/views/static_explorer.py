@@ -17,6 +17,7 @@ from importlib.resources import files
 
 from .explorer import (
     EPS_CHOICES,
+    RMS_WINDOW,
     SCALE_MAX,
     SCALE_MIN,
     START_EPS,
@@ -60,7 +61,11 @@ def check_values(vector: str, scale: float, eps: float) -> dict[str, object]:
 def static_explorer_html(state: ExplorerState | None = None) -> str:
     """The kernel-free explorer, starting at ``state`` (the defaults if None)."""
     state = state or explore()
-    config = {"vectors": VECTORS, "checks": [check_values(*setting) for setting in CHECK_SETTINGS]}
+    config = {
+        "vectors": VECTORS,
+        "rms_window": RMS_WINDOW,
+        "checks": [check_values(*setting) for setting in CHECK_SETTINGS],
+    }
     config_json = json.dumps(config).replace("</", "<\\/")  # never close the script tag early
     vector_options = "".join(
         f"<option value='{html.escape(name, quote=True)}'{' selected' if name == state.vector else ''}>"
@@ -90,8 +95,12 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
 <img data-role="static-figure" src="data:image/png;base64,{figure}" width="900" style="max-width:100%;height:auto"
  alt="x-hat of x beside x-hat of a times x for the default setting, and the mean of x-hat squared against the
  input's RMS with a marker at a times x.">
-<svg viewBox="0 0 420 220" width="420" height="220" role="img" hidden
+<div class="rmsnorm-explorer-figures" style="display:flex;flex-wrap:wrap;gap:8px">
+<svg viewBox="0 0 420 250" width="420" height="250" style="max-width:100%;height:auto" role="img" hidden
+ aria-label="bars of x-hat of x beside x-hat of a times x, coordinate by coordinate"></svg>
+<svg viewBox="0 0 420 250" width="420" height="250" style="max-width:100%;height:auto" role="img" hidden
  aria-label="mean of x-hat squared against the RMS of the input, with a marker at a times x"></svg>
+</div>
 <script type="application/json">{config_json}</script>
 <script>{script}</script>
 </div>"""

@@ -60,48 +60,114 @@
   }
 
   const SVG = "http://www.w3.org/2000/svg";
-  function svgElement(name, attributes) {
+  function svgElement(name, attributes, text) {
     const element = document.createElementNS(SVG, name);
     for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    if (text !== undefined) element.textContent = text;
     return element;
   }
+  const BLUE = "#0072B2", ORANGE = "#E69F00", GREY = "#555555";
+  const WIDTH = 420, HEIGHT = 250, LEFT = 48, RIGHT = 12, TOP = 44, BOTTOM = 36;
+  const FONT = { "font-size": 11, fill: "#222" };
 
-  // mean(x-hat^2) against log10(RMS of the input), with a marker at a*x.
-  function drawCurve(svg, eps, s) {
-    const width = 420, height = 220, left = 48, bottom = 36, top = 12, right = 12;
-    const logMin = -6, logMax = 3;
-    const px = (logRms) => left + ((logRms - logMin) / (logMax - logMin)) * (width - left - right);
-    const py = (y) => height - bottom - y * (height - bottom - top);
+  // A panel: its frame, title, axis titles and a y-to-pixel map over [yMin, yMax].
+  function panel(svg, title, xTitle, yTitle, yMin, yMax) {
     svg.replaceChildren();
-    svg.append(svgElement("rect", { x: left, y: top, width: width - left - right, height: height - top - bottom,
-      fill: "none", stroke: "#555" }));
+    svg.append(svgElement("rect", { x: LEFT, y: TOP, width: WIDTH - LEFT - RIGHT, height: HEIGHT - TOP - BOTTOM,
+      fill: "none", stroke: GREY }));
+    svg.append(svgElement("text", { x: WIDTH / 2, y: 14, "text-anchor": "middle", ...FONT, "data-role": "title" }, title));
+    svg.append(svgElement("text", { x: (LEFT + WIDTH) / 2, y: HEIGHT - 4, "text-anchor": "middle", ...FONT }, xTitle));
+    const middle = (TOP + HEIGHT - BOTTOM) / 2;
+    svg.append(svgElement("text", { x: 12, y: middle, "text-anchor": "middle", ...FONT,
+      transform: `rotate(-90 12 ${middle})` }, yTitle));
+    const py = (y) => HEIGHT - BOTTOM - ((y - yMin) / (yMax - yMin)) * (HEIGHT - TOP - BOTTOM);
+    for (const y of [yMin, (yMin + yMax) / 2, yMax]) {
+      svg.append(svgElement("text", { x: LEFT - 6, y: py(y) + 4, "text-anchor": "end", ...FONT }, g(y, 2)));
+    }
+    return py;
+  }
+
+  // A legend entry in the band under the title: a swatch (bar or line) and its label.
+  function legendEntry(svg, x, swatch, label) {
+    svg.append(swatch(x, 24));
+    svg.append(svgElement("text", { x: x + 18, y: 33, ...FONT }, label));
+  }
+
+  // x-hat(x) and x-hat(a*x), coordinate by coordinate, on one fixed scale per vector:
+  // the largest |x-hat_i| the vector reaches (at eps = 0), so the bars move as the controls do.
+  function drawBars(svg, x, s, scale, eps, hatch) {
+    const limit = 1.15 * Math.max(...normalize(x, 0).map(Math.abs));
+    const yMin = x.some((v) => v < 0) ? -limit : 0;
+    const py = panel(svg, `eps = ${g(eps, 6)}: max difference ${g(s.maxDifference, 3)}`, "coordinate i",
+      "x-hat_i (before the gain)", yMin, limit);
+    const defs = svgElement("defs", {});
+    const pattern = svgElement("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse",
+      patternTransform: "rotate(45)" });
+    pattern.append(svgElement("rect", { width: 6, height: 6, fill: "white" }),
+      svgElement("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: ORANGE, "stroke-width": 2 }));
+    defs.append(pattern);
+    svg.append(defs);
+    const series = [
+      { name: "x", values: s.normalized, fill: BLUE, stroke: "black", label: "x-hat(x)" },
+      { name: "ax", values: s.scaledNormalized, fill: `url(#${hatch})`, stroke: ORANGE,
+        label: `x-hat(a·x), a = ${g(scale, 3)}` },
+    ];
+    const step = (WIDTH - LEFT - RIGHT) / x.length, barWidth = Math.min(0.4 * step, 40);
+    svg.append(svgElement("line", { x1: LEFT, x2: WIDTH - RIGHT, y1: py(0), y2: py(0), stroke: GREY }));
+    series.forEach((bar, k) => {
+      bar.values.forEach((value, i) => {
+        const centre = LEFT + (i + 0.5) * step + (k - 0.5) * barWidth;
+        svg.append(svgElement("rect", { x: centre - barWidth / 2, width: barWidth,
+          y: Math.min(py(value), py(0)), height: Math.abs(py(value) - py(0)), fill: bar.fill, stroke: bar.stroke,
+          "data-role": "bar", "data-series": bar.name, "data-index": i, "data-value": value }));
+      });
+      legendEntry(svg, LEFT + 8 + k * 150,
+        (lx, ly) => svgElement("rect", { x: lx, y: ly, width: 12, height: 12, fill: bar.fill, stroke: bar.stroke }),
+        bar.label);
+    });
+    x.forEach((_, i) => {
+      svg.append(svgElement("text", { x: LEFT + (i + 0.5) * step, y: HEIGHT - BOTTOM + 14, "text-anchor": "middle",
+        ...FONT }, String(i)));
+    });
+  }
+
+  // mean(x-hat^2) against log10(RMS of the input), with a marker at a*x. Past either end of
+  // the axis the marker becomes a triangle at that edge, pointing the way, and says so.
+  function drawCurve(svg, window, eps, s) {
+    const [logMin, logMax] = window.map(Math.log10);
+    const px = (logRms) => LEFT + ((logRms - logMin) / (logMax - logMin)) * (WIDTH - LEFT - RIGHT);
+    const py = panel(svg, "where a·x sits on the curve", "RMS of the input (log scale)", "mean of x-hat squared", 0, 1);
     let path = "";
     for (let i = 0; i <= 180; i++) {
       const logRms = logMin + ((logMax - logMin) * i) / 180;
       const y = normalize([Math.pow(10, logRms)], eps)[0] ** 2;
       path += (i ? "L" : "M") + px(logRms).toFixed(1) + "," + py(y).toFixed(1);
     }
-    svg.append(svgElement("path", { d: path, fill: "none", stroke: "#0072B2", "stroke-width": 2 }));
-    for (let e = logMin; e <= logMax; e += 3) {
-      const label = svgElement("text", { x: px(e), y: height - bottom + 16, "text-anchor": "middle", "font-size": 11 });
-      label.textContent = "1e" + e;
-      svg.append(label);
+    svg.append(svgElement("path", { d: path, fill: "none", stroke: BLUE, "stroke-width": 2 }));
+    for (let e = Math.ceil(logMin); e <= logMax; e += 3) {
+      svg.append(svgElement("text", { x: px(e), y: HEIGHT - BOTTOM + 14, "text-anchor": "middle", ...FONT }, "1e" + e));
     }
-    for (const y of [0, 0.5, 1]) {
-      const label = svgElement("text", { x: left - 6, y: py(y) + 4, "text-anchor": "end", "font-size": 11 });
-      label.textContent = String(y);
-      svg.append(label);
-    }
-    const xTitle = svgElement("text", { x: (left + width) / 2, y: height - 4, "text-anchor": "middle", "font-size": 11 });
-    xTitle.textContent = "RMS of the input (log scale)";
-    const yTitle = svgElement("text", { x: 12, y: (top + height - bottom) / 2, "text-anchor": "middle",
-      "font-size": 11, transform: `rotate(-90 12 ${(top + height - bottom) / 2})` });
-    yTitle.textContent = "mean of x-hat squared";
-    svg.append(xTitle, yTitle);
-    const logRms = Math.min(logMax, Math.max(logMin, Math.log10(s.scaledRms)));
-    const marker = svgElement("circle", { cx: px(logRms), cy: py(s.scaledNormalizedMeanSquare), r: 6,
-      fill: "black", "data-role": "marker", "data-rms": s.scaledRms, "data-mean-square": s.scaledNormalizedMeanSquare });
+    const logRms = Math.log10(s.scaledRms);
+    const offAxis = logRms < logMin ? "left" : logRms > logMax ? "right" : null;
+    const cx = px(Math.min(logMax, Math.max(logMin, logRms))), cy = py(s.scaledNormalizedMeanSquare);
+    const data = { "data-role": "marker", "data-rms": s.scaledRms, "data-mean-square": s.scaledNormalizedMeanSquare,
+      "data-off-axis": offAxis || "", fill: "black" };
+    const direction = offAxis === "left" ? -1 : 1;
+    const marker = offAxis
+      ? svgElement("polygon", { ...data, points: `${cx + 9 * direction},${cy} ${cx - 3 * direction},${cy - 7} `
+          + `${cx - 3 * direction},${cy + 7}` })
+      : svgElement("path", { ...data, d: `M${cx - 6},${cy - 6}L${cx + 6},${cy + 6}M${cx - 6},${cy + 6}L${cx + 6},${cy - 6}`,
+          stroke: "black", "stroke-width": 3 });
     svg.append(marker);
+    legendEntry(svg, LEFT + 8,
+      (lx, ly) => svgElement("line", { x1: lx, x2: lx + 12, y1: ly + 6, y2: ly + 6, stroke: BLUE, "stroke-width": 2 }),
+      `eps = ${g(eps, 6)}`);
+    const where = offAxis ? `, off the axis to the ${offAxis}` : "";
+    const swatch = offAxis
+      ? (lx, ly) => svgElement("polygon", { points: `${lx + 6 + 6 * direction},${ly + 6} ${lx + 6 - 6 * direction},${ly} `
+          + `${lx + 6 - 6 * direction},${ly + 12}` })
+      : (lx, ly) => svgElement("path", { d: `M${lx},${ly}l12,12m-12,0l12,-12`, stroke: "black", "stroke-width": 3 });
+    legendEntry(svg, LEFT + 108, swatch, `a·x: RMS ${g(s.scaledRms, 3)}${where}`);
   }
 
   function init(root) {
@@ -112,7 +178,8 @@
       eps: root.querySelector("[data-control='eps']"),
     };
     const cells = Array.from(root.querySelectorAll("[data-readout]"));
-    const svg = root.querySelector("svg");
+    const [barsSvg, curveSvg] = root.querySelectorAll("svg");
+    const hatch = "rmsnorm-hatch-" + document.querySelectorAll(".rmsnorm-explorer[data-ready]").length;
 
     for (const check of config.checks) {
       const s = explore(config, check.vector, check.scale, check.eps);
@@ -131,11 +198,12 @@
       const s = explore(config, controls.vector.value, scale, eps);
       readouts(s, scale).forEach((text, i) => { cells[i].textContent = text; });
       controls.scale.setAttribute("aria-valuetext", "a = " + g6(scale));
-      drawCurve(svg, eps, s);
+      drawBars(barsSvg, config.vectors[controls.vector.value], s, scale, eps, hatch);
+      drawCurve(curveSvg, config.rms_window, eps, s);
     }
     for (const control of Object.values(controls)) control.addEventListener("input", update);
     root.querySelector("[data-role='static-figure']").hidden = true;
-    svg.removeAttribute("hidden");  // an SVG element has no .hidden property
+    for (const svg of [barsSvg, curveSvg]) svg.removeAttribute("hidden");  // an SVG element has no .hidden property
     root.dataset.ready = "true";
     update();
   }
