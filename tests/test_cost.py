@@ -44,3 +44,26 @@ def test_cost_ratios_are_relative_to_the_copy():
     for direction in (cost.FORWARD, cost.BACKWARD):
         assert {"RMSNorm formula", "LayerNorm formula"} <= ratios[direction].keys()
         assert all(np.isfinite(v) and v > 0 for v in ratios[direction].values())
+
+
+def test_size_sweep_times_every_contender_at_every_size():
+    rows, width = (2, 8, 32), 16
+    sweep = cost.size_sweep(rows, width, repeats=1)
+    np.testing.assert_array_equal(sweep.elements, [32, 128, 512])
+    np.testing.assert_array_equal(sweep.nbytes, [128, 512, 2048])  # float32: 4 bytes an element
+    np.testing.assert_array_equal(cost.sweep_nbytes(rows, width), sweep.nbytes)
+    assert list(sweep.seconds) == [cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA]
+    for spans in sweep.seconds.values():
+        assert spans.shape == (3,) and np.all(spans > 0)
+
+
+def test_size_sweep_derived_figures_follow_from_its_times():
+    seconds = {
+        cost.COPY: np.array([1.0, 1.0]),
+        cost.PACKAGE: np.array([4.0, 2.0]),
+        cost.FORMULA: np.array([2.0, 6.0]),
+    }
+    sweep = cost.SizeSweep(nbytes=np.array([1024, 4096]), elements=np.array([256, 1024]), seconds=seconds)
+    np.testing.assert_array_equal(sweep.speedup(cost.PACKAGE), [0.5, 3.0])
+    np.testing.assert_array_equal(sweep.slower_than_formula(cost.PACKAGE), [1024])
+    np.testing.assert_array_equal(sweep.nanoseconds_per_element(cost.COPY), [1e9 / 256, 1e9 / 1024])

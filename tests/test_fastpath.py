@@ -328,3 +328,15 @@ def test_the_fast_path_never_modifies_its_inputs():
     rms_norm_backward(x, gain, EPS, upstream)
     for array, copy in zip((x, gain, upstream), copies):
         assert np.array_equal(array, copy)
+
+
+def test_blocks_are_a_32nd_of_the_input_but_never_under_the_minimum_nor_over_the_maximum():
+    float32 = np.dtype(np.float32)
+    row = 1024 * float32.itemsize  # 4 KiB rows
+    small = np.zeros((16, 1024), np.float32)  # 64 KiB: one block, not 16 blocks of one row
+    assert fastpath.rows_per_block(small, float32, fastpath.BLOCK_BYTES) == fastpath.MIN_BLOCK_BYTES // row == 16
+    middle = np.zeros((1024, 1024), np.float32)  # 4 MiB: a 32nd is 128 KiB
+    assert fastpath.rows_per_block(middle, float32, fastpath.BLOCK_BYTES) == 4 * 2**20 // 32 // row
+    large = np.zeros((16384, 1024), np.float32)  # 64 MiB: capped at BLOCK_BYTES
+    assert fastpath.rows_per_block(large, float32, fastpath.BLOCK_BYTES) == fastpath.BLOCK_BYTES // row
+    assert fastpath.rows_per_block(large, float32, 256) == 1  # the tests' tiny blocks still work

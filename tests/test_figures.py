@@ -76,6 +76,23 @@ def test_cost_figure_has_labelled_axes_and_marks_the_copy():
     assert forward.patches[0].get_hatch() == "//" and backward.patches[0].get_width() == 3.0
 
 
+def test_size_sweep_figure_plots_nanoseconds_per_element_with_a_style_per_contender():
+    seconds = {
+        cost.COPY: np.array([1e-6, 8e-6]),
+        cost.PACKAGE: np.array([4e-6, 2e-5]),
+        cost.FORMULA: np.array([2e-6, 5e-5]),
+    }
+    sweep = cost.SizeSweep(nbytes=np.array([2**20, 2**22]), elements=np.array([2**18, 2**20]), seconds=seconds)
+    ax = figures.size_sweep_figure(sweep).axes[0]
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == list(seconds)
+    for line, name in zip(lines, seconds):
+        np.testing.assert_array_equal(line.get_xdata(), [1.0, 4.0])  # MiB
+        np.testing.assert_allclose(line.get_ydata(), 1e9 * seconds[name] / sweep.elements)
+    assert len({(line.get_linestyle(), line.get_marker()) for line in lines}) == 3
+    assert ax.get_xlabel() and ax.get_ylabel()
+
+
 def test_follow_one_vector_reads_at_page_width_with_an_arrow_from_x_to_x_hat():
     fig = figures.follow_one_vector_figure(evidence.primary())
     ax = fig.axes[0]

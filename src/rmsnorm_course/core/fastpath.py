@@ -31,6 +31,7 @@ from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, Outp
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
 BLOCK_BYTES = 256 * 1024  # a block with its scratch and its output stays in a 2 MiB cache
+MIN_BLOCK_BYTES = 64 * 1024  # below this, a block's fixed bookkeeping outweighs what a smaller scratch saves
 
 
 def worth_blocking(*arrays: object) -> bool:
@@ -70,7 +71,7 @@ def rms_norm_blocked(
     source = (result if in_place else x).reshape(-1, width)
     target = result.reshape(-1, width)
 
-    step = _rows_per_block(x, working, block_bytes)
+    step = rows_per_block(x, working, block_bytes)
     factor = np.empty((step, width), working)
     converted = None if in_place else np.empty((step, width), working)
     in_range = _InRange(gain)
@@ -116,7 +117,7 @@ def rms_norm_backward_blocked(
     upstreams = (grad_x if in_place else grad_output).reshape(-1, width)
     targets = grad_x.reshape(-1, width)
 
-    step = _rows_per_block(x, working, block_bytes)
+    step = rows_per_block(x, working, block_bytes)
     product, factor = np.empty((step, width), working), np.empty((step, width), working)
     converted_x = None if x.dtype == working else np.empty((step, width), working)
     converted_up = None if in_place or grad_output.dtype == working else np.empty((step, width), working)
@@ -198,10 +199,14 @@ def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndar
     return out
 
 
-def _rows_per_block(x: np.ndarray, working: np.dtype, block_bytes: int) -> int:
-    """Rows per block: at most ``block_bytes``, and at most 1/32 of the input, so scratch stays small."""
+def rows_per_block(x: np.ndarray, working: np.dtype, block_bytes: int) -> int:
+    """Rows per block: at most ``block_bytes``, and at most 1/32 of the input, so scratch stays small.
+
+    Each block costs a few microseconds of bookkeeping, so no block is cut smaller
+    than ``MIN_BLOCK_BYTES`` for the 1/32 rule's sake: a small input goes in a few blocks.
+    """
     row_bytes = x.shape[-1] * working.itemsize
-    budget = min(block_bytes, x.size * working.itemsize // 32)
+    budget = min(block_bytes, max(MIN_BLOCK_BYTES, x.size * working.itemsize // 32))
     return max(1, budget // row_bytes)
 
 

@@ -18,3 +18,11 @@ def fmt(values: Iterable[float] | float | np.ndarray) -> str:
     if array.ndim == 0:
         return f"{float(array):.6f}"
     return "[" + ", ".join(fmt(v) for v in array) + "]"
+
+
+def binary_size(nbytes: int) -> str:
+    """A size in bytes as the chapter writes it: ``64 KiB``, ``1 MiB``, ``32 MiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:g} {unit}"
+    return f"{nbytes:g} bytes"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import tracemalloc
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -64,36 +65,88 @@ def peak_extra_bytes(run: Callable[[], object]) -> int:
 # --- the comparison the chapter shows --------------------------------------------------
 
 FORWARD, BACKWARD = "forward", "backward"
-COST_SHAPE = (8, 128, 512)  # batch, tokens, width: the batch the book times
+COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "rms_norm into out", "rms_norm"
+FORMULA, LAYER_FORMULA = "RMSNorm formula", "LayerNorm formula"
+COST_SHAPE = (4, 1024, 2048)  # batch, tokens, width: 32 MiB of float32, more than this machine's caches hold
+SWEEP_WIDTH, SWEEP_ROWS = 1024, (16, 64, 256, 1024, 4096, 8192)  # float32 inputs of 64 KiB to 32 MiB
 
 
-def cost_ratios(
-    shape: tuple[int, ...] = COST_SHAPE, dtype: npt.DTypeLike = np.float32, repeats: int = 15, seed: int = 0
-) -> dict[str, dict[str, float]]:
-    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x."""
+def _batch(shape: tuple[int, ...], dtype: npt.DTypeLike, seed: int) -> tuple[np.ndarray, ...]:
+    """x, an upstream gradient, a gain and a bias, seeded."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(shape).astype(dtype)
     grad_output = rng.standard_normal(shape).astype(dtype)
     gain = rng.uniform(0.5, 1.5, shape[-1]).astype(dtype)
     bias = rng.uniform(-0.5, 0.5, shape[-1]).astype(dtype)
-    out = np.empty_like(x)
-    forward = {
-        "copy of x (the limit)": lambda: np.copyto(out, x),
-        "rms_norm into out": lambda: rms_norm(x, gain, out=out),
-        "rms_norm": lambda: rms_norm(x, gain),
-        "RMSNorm formula": lambda: rms_norm_formula(x, gain),
-        "LayerNorm formula": lambda: layer_norm_formula(x, gain, bias),
+    return x, grad_output, gain, bias
+
+
+def _forward_runs(x: np.ndarray, gain: np.ndarray, out: np.ndarray) -> dict[str, Callable[[], object]]:
+    return {
+        COPY: lambda: np.copyto(out, x),
+        INTO_OUT: lambda: rms_norm(x, gain, out=out),
+        PACKAGE: lambda: rms_norm(x, gain),
+        FORMULA: lambda: rms_norm_formula(x, gain),
     }
+
+
+def cost_ratios(
+    shape: tuple[int, ...] = COST_SHAPE, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
+) -> dict[str, dict[str, float]]:
+    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x."""
+    x, grad_output, gain, bias = _batch(shape, dtype, seed)
+    forward = _forward_runs(x, gain, np.empty_like(x))
+    forward[LAYER_FORMULA] = lambda: layer_norm_formula(x, gain, bias)
     backward = {
         "rms_norm_backward": lambda: rms_norm_backward(x, gain, DEFAULT_EPS, grad_output),
-        "RMSNorm formula": lambda: rms_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
-        "LayerNorm formula": lambda: layer_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
+        FORMULA: lambda: rms_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
+        LAYER_FORMULA: lambda: layer_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
     }
     runs = {(FORWARD, name): run for name, run in forward.items()}
     runs.update({(BACKWARD, name): run for name, run in backward.items()})
     times = median_seconds(runs, repeats)
-    copy = times[FORWARD, "copy of x (the limit)"]
+    copy = times[FORWARD, COPY]
     ratios: dict[str, dict[str, float]] = {FORWARD: {}, BACKWARD: {}}
     for (direction, name), seconds in times.items():
         ratios[direction][name] = seconds / copy
     return ratios
+
+
+@dataclass(frozen=True)
+class SizeSweep:
+    """Forward times of the copy, the package and the formula at growing input sizes."""
+
+    nbytes: np.ndarray  # bytes of x at each size
+    elements: np.ndarray
+    seconds: dict[str, np.ndarray]  # contender -> median seconds at each size
+
+    def nanoseconds_per_element(self, name: str) -> np.ndarray:
+        return 1e9 * self.seconds[name] / self.elements
+
+    def speedup(self, name: str) -> np.ndarray:
+        """How many times faster than the formula ``name`` ran at each size (below 1: slower)."""
+        return self.seconds[FORMULA] / self.seconds[name]
+
+    def slower_than_formula(self, name: str) -> np.ndarray:
+        """The input sizes (bytes) at which ``name`` took longer than the formula."""
+        return self.nbytes[self.speedup(name) < 1]
+
+
+def sweep_nbytes(rows: tuple[int, ...] = SWEEP_ROWS, width: int = SWEEP_WIDTH) -> np.ndarray:
+    """The bytes of x at each size the sweep times (float32)."""
+    return np.array(rows) * width * np.dtype(np.float32).itemsize
+
+
+def size_sweep(
+    rows: tuple[int, ...] = SWEEP_ROWS, width: int = SWEEP_WIDTH, repeats: int = 7, seed: int = 0
+) -> SizeSweep:
+    """Time the forward contenders on float32 inputs of ``rows`` x ``width``, small to larger than the caches."""
+    seconds: dict[str, list[float]] = {COPY: [], INTO_OUT: [], PACKAGE: [], FORMULA: []}
+    for count in rows:
+        x, _, gain, _ = _batch((count, width), np.float32, seed)
+        for name, span in median_seconds(_forward_runs(x, gain, np.empty_like(x)), repeats).items():
+            seconds[name].append(span)
+    elements = np.array(rows) * width
+    return SizeSweep(
+        elements * np.dtype(np.float32).itemsize, elements, {name: np.array(spans) for name, spans in seconds.items()}
+    )

@@ -18,8 +18,9 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
+from ..core.format import binary_size  # noqa: E402
 from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
-from ..studies.cost import BACKWARD, FORWARD  # noqa: E402
+from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
 from ..studies.example import EPS  # noqa: E402
 from ..studies.precision import Sweep  # noqa: E402
@@ -301,6 +302,22 @@ def cost_ratios_figure(ratios) -> Figure:
         ax.set_xlabel("time as a multiple of one copy of x")
         ax.set_title(direction)
     axes[0].set_ylabel("implementation")
+    return fig
+
+
+def size_sweep_figure(sweep: SizeSweep) -> Figure:
+    """Forward nanoseconds per element against input size: where the fast path wins and where it loses."""
+    fig, (ax,) = _new(7.2, 3.6)
+    megabytes = sweep.nbytes / 2**20
+    for name, (style, colour, marker) in zip(sweep.seconds, STYLES):
+        ax.plot(megabytes, sweep.nanoseconds_per_element(name), style, marker=marker, color=colour, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(megabytes, [binary_size(n) for n in sweep.nbytes])
+    ax.set_xlabel("size of x (float32)")
+    ax.set_ylabel("forward time per element (ns)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8)
     return fig
 
 

@@ -1,0 +1,28 @@
+"""How the chapter writes numbers and sizes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course.core.format import binary_size, fmt
+
+
+def test_fmt_writes_six_decimals_for_scalars_and_vectors():
+    assert fmt(0.5) == "0.500000"
+    assert fmt(np.array([3.0, 4.0]) / 5) == "[0.600000, 0.800000]"
+
+
+@pytest.mark.parametrize(
+    ("nbytes", "text"),
+    [
+        (512, "512 bytes"),
+        (64 * 1024, "64 KiB"),
+        (2**20, "1 MiB"),
+        (1536 * 1024, "1.5 MiB"),
+        (32 * 2**20, "32 MiB"),
+        (3 * 2**30, "3 GiB"),
+    ],
+)
+def test_binary_size_picks_the_largest_unit_that_fits(nbytes, text):
+    assert binary_size(nbytes) == text
