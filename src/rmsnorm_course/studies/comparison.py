@@ -59,6 +59,26 @@ def activation_comparison(
     return ActivationComparison(inputs, rms_norm(inputs, None, eps), layer_norm(inputs, eps))
 
 
+@dataclass(frozen=True)
+class Identities:
+    """Two identities that tie LayerNorm to RMSNorm, as the largest gap over every row."""
+
+    layer_norm_as_rms_norm_of_centered: float  # max |LayerNorm(x) - RMSNorm(x - mean(x))|
+    mean_square_split: float  # max |mean(x**2) - (mean(x)**2 + var(x))|, relative to mean(x**2)
+
+
+def identities(comparison: ActivationComparison, eps: float = 1e-6) -> Identities:
+    """Check LayerNorm(x) = RMSNorm(x - mean(x)) (no gain, no bias) and RMS**2 = mean**2 + variance."""
+    x = comparison.inputs
+    mean = np.mean(x, axis=-1, keepdims=True)
+    mean_square = np.mean(np.square(x), axis=-1)
+    split = np.square(mean[..., 0]) + np.var(x, axis=-1)
+    return Identities(
+        layer_norm_as_rms_norm_of_centered=float(np.max(np.abs(layer_norm(x, eps) - rms_norm(x - mean, None, eps)))),
+        mean_square_split=float(np.max(np.abs(mean_square - split) / mean_square)),
+    )
+
+
 # --- eps inside or outside the square root -------------------------------
 
 

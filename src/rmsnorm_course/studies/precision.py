@@ -84,3 +84,57 @@ def cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
     twice = rms_norm(x) * gain  # x-hat comes back as float16, then float16 times float16
     ulps = ulps_off(once, twice.astype(np.float64))
     return CastOrder(values=once.size, differ=int(np.sum(once != twice)), max_ulps=float(np.max(ulps)))
+
+
+# --- bfloat16: float32's range, 8 significant bits --------------------------------------
+
+BFLOAT16_SIGNIFICAND_BITS = 8  # 7 stored and 1 implicit: float32's top 16 bits
+SUM_LENGTH = 4096  # a row this wide, summed one square at a time
+
+
+def to_bfloat16(x: npt.ArrayLike) -> np.ndarray:
+    """Round float32 values to the nearest bfloat16 (ties to even), returned as float32.
+
+    numpy has no bfloat16, but a bfloat16 is the top half of a float32, so rounding
+    the bit pattern at bit 16 gives exactly the value a bfloat16 would hold.
+    """
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def bfloat16_running_sum(values: npt.ArrayLike) -> float:
+    """Add ``values`` one at a time, rounding the total to bfloat16 after every addition."""
+    total = np.float32(0)
+    for value in np.asarray(values, dtype=np.float32):
+        total = to_bfloat16(total + value)[()]
+    return float(total)
+
+
+@dataclass(frozen=True)
+class Bfloat16:
+    """What bfloat16 keeps of float32 (the range) and what it drops (the digits)."""
+
+    square_of_row: float  # HALF_PRECISION_ROW[0]**2 in bfloat16: finite, unlike float16
+    largest: float
+    spacing_at_one: float  # the gap above 1.0: 2**-7
+    running_sum: float  # SUM_LENGTH ones, summed in bfloat16
+    float32_sum: float  # the same sum in float32
+
+    @property
+    def mean_square_ratio(self) -> float:
+        """The mean square a bfloat16 accumulator reports for a row of ones, over the true one."""
+        return self.running_sum / self.float32_sum
+
+
+def bfloat16() -> Bfloat16:
+    value = np.float32(HALF_PRECISION_ROW[0])
+    ones = np.ones(SUM_LENGTH, np.float32)  # the squares of a row of ones (or of -1s)
+    largest, above_one = np.array([0x7F7F0000, 0x3F800000 + (1 << 16)], np.uint32).view(np.float32)
+    return Bfloat16(
+        square_of_row=float(to_bfloat16(to_bfloat16(value) ** 2)),
+        largest=float(largest),
+        spacing_at_one=float(above_one) - 1,  # the next bit pattern above 1.0
+        running_sum=bfloat16_running_sum(ones),
+        float32_sum=float(np.sum(ones)),
+    )

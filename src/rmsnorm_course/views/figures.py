@@ -8,6 +8,7 @@ every figure reads in greyscale.
 from __future__ import annotations
 
 import io
+from itertools import pairwise
 
 import matplotlib
 
@@ -23,7 +24,10 @@ from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: 
 from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
 from ..studies.example import EPS  # noqa: E402
+from ..studies.geometry import Geometry, GradientPicture  # noqa: E402
 from ..studies.precision import Sweep  # noqa: E402
+from ..studies.roofline import Roofline  # noqa: E402
+from ..studies.training import Run  # noqa: E402
 from .explorer import RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve  # noqa: E402
 from .report import fmt  # noqa: E402
 
@@ -335,4 +339,258 @@ def precision_sweep_figure(result: Sweep) -> Figure:
     ax.set_xlabel("decade of the row's values (log10 of magnitude)")
     ax.set_ylabel("worst error (ulps)")
     ax.legend(loc="center right")
+    return fig
+
+
+def training_figure(runs: dict[str, Run]) -> Figure:
+    """Loss per step, and the residual stream's RMS after each block before and after training."""
+    fig, (losses, stream) = _new(9.4, 3.6, columns=2)
+    for run, (style, colour, marker) in zip(runs.values(), STYLES):
+        steps = np.arange(run.losses.size)
+        losses.plot(steps, run.losses, style, color=colour, marker=marker, markevery=50, label=run.variant)
+        blocks = np.arange(run.stream_rms_before.size)
+        stream.plot(
+            blocks,
+            run.stream_rms_before,
+            style,
+            color=colour,
+            marker=marker,
+            markerfacecolor="white",
+            label=f"{run.variant}, at the start",
+        )
+        stream.plot(
+            blocks,
+            run.stream_rms_after,
+            style,
+            color=colour,
+            marker=marker,
+            alpha=0.6,
+            label=f"{run.variant}, after training",
+        )
+    losses.set_yscale("log")
+    losses.set_xlabel("training step")
+    losses.set_ylabel("mean squared error (log scale)")
+    losses.legend(fontsize=8)
+    stream.set_yscale("log")
+    stream.set_xlabel("block (0: after the input projection)")
+    stream.set_ylabel("RMS of the residual stream")
+    stream.legend(fontsize=7, ncols=2, loc="upper left")
+    for ax in (losses, stream):
+        ax.grid(True, alpha=0.3)
+    return fig
+
+
+def _circle(ax, radius: float, label: str) -> None:
+    angles = np.linspace(0, 2 * np.pi, 361)
+    ax.plot(radius * np.cos(angles), radius * np.sin(angles), "-", color=GREY, linewidth=1.0, label=label)
+    ax.axhline(0, color=GREY, linewidth=0.5)
+    ax.axvline(0, color=GREY, linewidth=0.5)
+    ax.set_aspect("equal")
+    ax.set_xlabel("coordinate 0")
+    ax.set_ylabel("coordinate 1")
+
+
+def geometry_figure(g: Geometry) -> Figure:
+    """Left: inputs and their images on the circle of radius sqrt(2). Right: eps pulls small inputs inside."""
+    fig, (maps, shrink) = _new(9.4, 4.6, columns=2)
+    _circle(maps, g.radius, f"radius sqrt(2) = {g.radius:.4f}")
+    ones = np.array([-3.0, 3.0])
+    maps.plot(ones, ones, ":", color=GREY, linewidth=1.0, label="all-ones direction")
+    maps.plot(
+        *g.inputs[1:].T, "o", color=GREY, markersize=4, markerfacecolor="none", label="inputs x (some off the plot)"
+    )
+    maps.plot(*g.rms_images.T, "o", color=BLUE, markersize=6, label="RMSNorm(x), eps = 0")
+    maps.plot(
+        *g.layer_images.T,
+        "D",
+        color=ORANGE,
+        markersize=9,
+        markerfacecolor="none",
+        markeredgewidth=2,
+        label="LayerNorm(x), eps = 0",
+    )
+    maps.plot(*g.rms_images[0], "*", color="black", markersize=14, label="worked example's image")
+    maps.annotate("x = [3, 4]\n(off the plot)", xy=(1.9, 2.6), fontsize=8, ha="center")
+    maps.annotate("", xy=g.rms_images[0], xytext=(2.4, 2.9), arrowprops={"arrowstyle": "-|>", "color": "black"})
+    maps.set_xlim(-3, 3)
+    maps.set_ylim(-3, 3)
+    maps.legend(fontsize=7, loc="lower left")
+    maps.set_title("every nonzero input lands on the circle", fontsize=10)
+
+    _circle(shrink, g.radius, "radius sqrt(2)")
+    shrink.plot(*g.shrink_images.T, "s-", color=GREEN, markersize=5, label=f"RMSNorm(s·[3, 4]), eps = {g.eps:g}")
+    for image, scale in list(zip(g.shrink_images, g.shrink_scales))[:7:2]:
+        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=7)
+    shrink.annotate(
+        f"s = {g.shrink_scales[-1]:g}", g.shrink_images[-1], textcoords="offset points", xytext=(-38, 4), fontsize=7
+    )
+    shrink.set_xlim(-0.2, 1.6)
+    shrink.set_ylim(-0.2, 1.6)
+    shrink.legend(fontsize=7, loc="upper left")
+    shrink.set_title("with eps, small inputs fall inside", fontsize=10)
+    return fig
+
+
+def gradient_figure(p: GradientPicture) -> Figure:
+    """x-hat on its circle and the gradient with respect to x drawn from it: tangent, no radial part."""
+    fig, (ax,) = _new(5.2, 4.8)
+    radius = float(np.linalg.norm(p.normalized))
+    _circle(ax, radius, "circle of radius sqrt(2)")
+    direction = p.x / np.linalg.norm(p.x)
+    ax.plot([0, 2.2 * direction[0]], [0, 2.2 * direction[1]], "--", color=GREY, label="direction of x")
+    ax.plot(*p.normalized, "o", color=BLUE, markersize=8, label="x-hat (eps = 0)")
+    arrows = (
+        (p.grad_x, "-", ORANGE, "gradient wrt x at x"),
+        (p.scale * p.scaled_grad_x, ":", GREEN, f"{p.scale:g} times the gradient at {p.scale:g}·x"),
+    )
+    for vector, style, colour, label in arrows:
+        ax.add_patch(
+            FancyArrowPatch(
+                tuple(p.normalized),
+                tuple(p.normalized + 2 * vector),
+                arrowstyle="-|>",
+                mutation_scale=14,
+                linestyle=style,
+                color=colour,
+                linewidth=2,
+                label=label,
+            )
+        )
+    ax.set_xlim(-0.5, 2.2)
+    ax.set_ylim(-0.5, 2.2)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title("the gradient is tangent to the circle (drawn at twice its length)", fontsize=9)
+    return fig
+
+
+AXES = (
+    ("BatchNorm", "columns", "mean and variance per feature,\nover the batch"),
+    ("LayerNorm", "rows", "mean and variance per example,\nover its features"),
+    ("RMSNorm", "rows", "mean square per example,\nover its features"),
+)
+
+
+def axes_figure(batch: int = 4, features: int = 6) -> Figure:
+    """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
+    fig, axes = _new(9.4, 2.9, columns=3)
+    for ax, (name, groups, statistic), (style, colour, _) in zip(axes, AXES, STYLES):
+        for row in range(batch):
+            for column in range(features):
+                ax.add_patch(Rectangle((column, row), 1, 1, facecolor="#F2F2F2", edgecolor="white", linewidth=1))
+        count = features if groups == "columns" else batch
+        for k in range(count):
+            corner, size = ((k, 0), (1, batch)) if groups == "columns" else ((0, k), (features, 1))
+            ax.add_patch(
+                Rectangle(
+                    corner,
+                    *size,
+                    fill=False,
+                    edgecolor=colour,
+                    linewidth=2.2,
+                    linestyle=style,
+                    hatch="//" if k % 2 else "",
+                    label="one statistic" if k == 0 else None,
+                )
+            )
+        ax.set_xlim(-0.1, features + 0.1)
+        ax.set_ylim(batch + 0.1, -0.1)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel("feature →")
+        ax.set_ylabel("example in the batch →")
+        ax.set_title(f"{name}\n{statistic}", fontsize=9)
+    return fig
+
+
+def roofline_figure(r: Roofline) -> Figure:
+    """The measured roof, min(peak, bandwidth x intensity), with RMSNorm's forward placed at its intensity."""
+    fig, (ax,) = _new(7.2, 4.0)
+    intensities = np.geomspace(1 / 16, 256, 200)
+    giga = 1e9
+    ax.plot(
+        intensities,
+        r.attainable(intensities) / giga,
+        "-",
+        color=BLUE,
+        linewidth=2,
+        label=f"roof: {r.bandwidth / giga:.0f} GB/s x intensity, up to {r.peak / giga:.0f} GFLOP/s",
+    )
+    ax.axvline(r.ridge, color=GREY, linestyle=":", linewidth=1, label=f"ridge: {r.ridge:.1f} flops per byte")
+    ax.axvline(
+        r.intensity, color=ORANGE, linestyle="--", linewidth=1, label=f"RMSNorm float32: {r.intensity:g} flops per byte"
+    )
+    ax.plot(
+        [r.intensity],
+        [r.achieved / giga],
+        "s",
+        color=ORANGE,
+        markersize=9,
+        label=f"rms_norm measured: {r.achieved / giga:.1f} GFLOP/s",
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
+    ax.set_ylabel("GFLOP/s (log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def post_norm_and_model_figure() -> Figure:
+    """Left: a post-norm block, the norm on the stream after each addition. Right: a pre-norm model, end to end."""
+    fig, (post, model) = _new(9.4, 6.4, columns=2)
+    for ax in (post, model):
+        ax.set_xlim(0, 8)
+        ax.set_ylim(0, 10)
+        ax.axis("off")
+    stream, branch = 2.4, 5.8
+    norm = "#DCEBF7"
+    _box(post, stream, 0.6, "x  (residual stream)", width=3.0)
+    _box(post, branch, 2.0, "attention (mixing)")
+    _box(post, stream, 3.0, "+", width=0.7)
+    _box(post, stream, 4.0, "RMSNorm 1", colour=norm, width=2.2)
+    _box(post, branch, 5.6, "feed-forward")
+    _box(post, stream, 6.6, "+", width=0.7)
+    _box(post, stream, 7.6, "RMSNorm 2", colour=norm, width=2.2)
+    _box(post, stream, 8.8, "out", width=1.2)
+    _arrow(post, (stream, 0.9), (stream, 2.7))
+    _arrow(post, (stream + 0.5, 0.9), (branch, 1.7))
+    _arrow(post, (branch, 2.3), (stream + 0.35, 3.0))
+    _arrow(post, (stream, 3.3), (stream, 3.7))
+    _arrow(post, (stream, 4.3), (stream, 6.3))
+    _arrow(post, (stream + 0.5, 4.3), (branch, 5.3))
+    _arrow(post, (branch, 5.9), (stream + 0.35, 6.6))
+    _arrow(post, (stream, 6.9), (stream, 7.3))
+    _arrow(post, (stream, 7.9), (stream, 8.5))
+    post.text(stream - 0.3, 5.2, "every path goes\nthrough a norm", ha="right", va="center", fontsize=8, style="italic")
+    post.set_title("post-norm block: normalize after each addition", fontsize=10)
+
+    centre = 4.0
+    stages = (
+        (0.6, "token ids", "white"),
+        (1.9, "embedding", "white"),
+        (3.6, "pre-norm block 1", "white"),
+        (4.8, "...", "white"),
+        (6.0, "pre-norm block N", "white"),
+        (7.4, "final RMSNorm (norm)", norm),
+        (8.7, "output layer -> logits", "white"),
+    )
+    for y, text, colour in stages:
+        _box(model, centre, y, text, width=3.6, colour=colour)
+    for (y0, *_), (y1, *_) in pairwise(stages):
+        _arrow(model, (centre, y0 + 0.3), (centre, y1 - 0.3))
+    model.text(
+        centre + 2.0,
+        4.8,
+        "each block: two RMSNorms\non its learned branches",
+        ha="left",
+        va="center",
+        fontsize=8,
+        style="italic",
+    )
+    model.text(
+        centre + 2.0, 7.4, "the one norm on\nthe stream itself", ha="left", va="center", fontsize=8, style="italic"
+    )
+    model.set_title("a pre-norm model, end to end", fontsize=10)
     return fig
