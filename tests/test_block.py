@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rmsnorm_course.core.parameters import adamw_parameter_groups
-from rmsnorm_course.studies.block import PreNormBlock
+from rmsnorm_course.studies.block import PreNormBlock, fold_gain
 
 
 def test_identity_path_carries_the_stream_unnormalized():
@@ -40,3 +40,12 @@ def test_parameter_names_and_decay_groups():
         "decoder.block.3.feed_forward.up.weight",
         "decoder.block.3.feed_forward.down.weight",
     }
+
+
+def test_the_gain_folds_into_the_next_projection():
+    rng = np.random.default_rng(5)
+    x_hat, gain, projection = rng.normal(size=(3, 4)), rng.uniform(0.5, 1.5, 4), rng.normal(size=(4, 6))
+    folded = fold_gain(gain, projection)
+    for i in range(4):
+        np.testing.assert_array_equal(folded[i], gain[i] * projection[i])
+    np.testing.assert_allclose((x_hat * gain) @ projection, x_hat @ folded, rtol=1e-13)

@@ -9,6 +9,7 @@ from rmsnorm_course.core.gradcheck import numeric_gradient
 from rmsnorm_course.studies.comparison import (
     IMPLEMENTATIONS,
     activation_comparison,
+    identities,
     placement_curves,
     rms_norm_eps_outside,
 )
@@ -79,3 +80,14 @@ def test_the_pytorch_row_says_what_pytorch_does():
     with_fp16_eps = tiny.astype(np.float32) / np.sqrt(np.mean(tiny.astype(np.float32) ** 2) + np.finfo(np.float16).eps)
     got = torch.nn.functional.rms_norm(torch.tensor(tiny), (2,)).numpy().astype(np.float32)
     assert not np.allclose(got, with_fp16_eps, rtol=0.05)
+
+
+def test_identities_tie_layer_norm_to_rms_norm_of_the_centred_row():
+    comparison = activation_comparison(shape=(3, 5, 16))
+    tie = identities(comparison)
+    assert tie.layer_norm_as_rms_norm_of_centered <= 1e-14
+    assert tie.mean_square_split <= 1e-14
+    # and the identities are not vacuous: without centring, RMSNorm is far from LayerNorm here
+    x = comparison.inputs
+    assert np.max(np.abs(comparison.layer_normed - comparison.rms_normed)) > 0.1
+    assert np.all(np.mean(x**2, axis=-1) > np.var(x, axis=-1) + 0.1)  # the offset adds its mean squared

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from rmsnorm_course.studies import cost, evidence, precision
+from rmsnorm_course.studies import cost, evidence, geometry, precision, training
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
+from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import explore
 
@@ -126,3 +127,72 @@ def test_explorer_figure_draws_both_bars_on_one_scale_per_vector():
     np.testing.assert_array_equal(heights, [*state.normalized, *state.scaled_normalized])
     x = np.array(state.x)
     assert bars.get_ylim()[1] == pytest.approx(1.15 * np.max(np.abs(x)) / np.sqrt(np.mean(x**2)))
+
+
+def test_training_figure_draws_every_variants_losses_and_stream():
+    small = training.Setup(depth=2, width=4, hidden=4, inputs=3, outputs=1, examples=6, steps=5)
+    runs = training.experiment(small)
+    losses, stream = figures.training_figure(runs).axes
+    assert [line.get_label() for line in losses.get_lines()] == list(training.VARIANTS)
+    for line, run in zip(losses.get_lines(), runs.values()):
+        np.testing.assert_array_equal(line.get_ydata(), run.losses)
+    drawn = [line.get_ydata() for line in stream.get_lines()]
+    for k, run in enumerate(runs.values()):
+        np.testing.assert_array_equal(drawn[2 * k], run.stream_rms_before)
+        np.testing.assert_array_equal(drawn[2 * k + 1], run.stream_rms_after)
+    styles = {(line.get_linestyle(), line.get_marker()) for line in losses.get_lines()}
+    assert len(styles) == 3 and losses.get_yscale() == "log"
+
+
+def test_geometry_figure_puts_the_images_where_the_study_says():
+    g = geometry.geometry()
+    maps, shrink = figures.geometry_figure(g).axes
+    by_label = {line.get_label(): line for line in maps.get_lines()}
+    rms = by_label["RMSNorm(x), eps = 0"]
+    np.testing.assert_array_equal(np.column_stack([rms.get_xdata(), rms.get_ydata()]), g.rms_images)
+    layer = by_label["LayerNorm(x), eps = 0"]
+    np.testing.assert_array_equal(np.column_stack([layer.get_xdata(), layer.get_ydata()]), g.layer_images)
+    assert rms.get_marker() != layer.get_marker()
+    walked = shrink.get_lines()[-1]
+    np.testing.assert_array_equal(np.column_stack([walked.get_xdata(), walked.get_ydata()]), g.shrink_images)
+
+
+def test_gradient_figure_draws_the_gradient_from_x_hat():
+    p = geometry.gradient_picture()
+    ax = figures.gradient_figure(p).axes[0]
+    arrows = [patch for patch in ax.patches if isinstance(patch, FancyArrowPatch)]
+    assert len(arrows) == 2
+    start, end = arrows[0]._posA_posB
+    np.testing.assert_allclose(start, p.normalized)
+    np.testing.assert_allclose(np.subtract(end, start), 2 * p.grad_x)
+    assert abs(np.dot(np.subtract(end, start), p.normalized)) < 1e-12  # tangent, as drawn
+
+
+def test_axes_figure_outlines_columns_for_batch_norm_and_rows_for_the_others():
+    batch_norm, layer_norm, rms = figures.axes_figure(batch=4, features=6).axes
+
+    def outlines(ax):
+        return [p for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
+
+    assert [(p.get_width(), p.get_height()) for p in outlines(batch_norm)] == [(1, 4)] * 6
+    for ax in (layer_norm, rms):
+        assert [(p.get_width(), p.get_height()) for p in outlines(ax)] == [(6, 1)] * 4
+    assert "mean square" in rms.get_title() and "variance" in layer_norm.get_title()
+
+
+def test_roofline_figure_plots_the_roof_and_the_measured_point():
+    r = Roofline(bandwidth=20e9, peak=200e9, intensity=0.5, achieved=4e9)
+    ax = figures.roofline_figure(r).axes[0]
+    roof, *_, point = ax.get_lines()
+    np.testing.assert_allclose(roof.get_ydata(), r.attainable(roof.get_xdata()) / 1e9)
+    assert point.get_xdata()[0] == 0.5 and point.get_ydata()[0] == 4.0
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+
+
+def test_post_norm_figure_names_both_arrangements_and_the_final_norm():
+    post, model = figures.post_norm_and_model_figure().axes
+    post_texts = [t.get_text() for t in post.texts]
+    assert "RMSNorm 1" in post_texts and "RMSNorm 2" in post_texts
+    model_texts = [t.get_text() for t in model.texts]
+    assert model_texts.index("final RMSNorm (norm)") > model_texts.index("pre-norm block N")
+    assert model_texts.index("output layer -> logits") > model_texts.index("final RMSNorm (norm)")

@@ -97,3 +97,30 @@ def test_float16_output_is_rounded_once_with_the_gain_applied_in_float32():
     np.testing.assert_array_equal(rms_norm(x, gain), expected)
     order = precision.cast_order(rows=50, width=16, seed=3)
     assert order.values == 800 and 0 < order.differ < order.values and order.max_ulps == 1.0
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1.0, 1.0),
+        (1 + 2**-8, 1.0),  # a tie: to the even neighbour, 1.0
+        (1 + 3 * 2**-8, 1 + 2**-6),  # a tie: to the even neighbour, 1 + 2 * 2**-7
+        (1 + 2**-7, 1 + 2**-7),  # representable: kept
+        (300.0, 300.0),
+        (65504.0, 65536.0),
+        (-3.0, -3.0),
+    ],
+)
+def test_to_bfloat16_keeps_eight_significant_bits_and_rounds_ties_to_even(value, expected):
+    assert precision.to_bfloat16(np.float32(value))[()] == np.float32(expected)
+
+
+def test_bfloat16_keeps_float32_range_and_loses_small_addends():
+    facts = precision.bfloat16()
+    assert facts.square_of_row == 90112.0  # 300**2 = 90000, nearest 8-bit significand: 11 * 2**13
+    assert facts.largest == pytest.approx((2 - 2**-7) * 2.0**127)
+    assert facts.spacing_at_one == 2**-7
+    # at 256 the gap between bfloat16 values is 2, so 256 + 1 is a tie that rounds back to 256
+    assert facts.running_sum == 256.0 and facts.float32_sum == precision.SUM_LENGTH
+    assert facts.mean_square_ratio == 256 / precision.SUM_LENGTH
+    assert precision.bfloat16_running_sum(np.ones(100)) == 100.0  # below 256, every 1 still counts

@@ -65,3 +65,13 @@ class PreNormBlock:
 
     def __call__(self, x: npt.ArrayLike) -> np.ndarray:
         return self.trace(x).out
+
+
+def fold_gain(gain: npt.ArrayLike, projection: npt.ArrayLike) -> np.ndarray:
+    """diag(gain) @ projection: the gain merged into the next projection, so (g * x-hat) W = x-hat (fold_gain(g, W)).
+
+    RMSNorm's output only ever reaches the model through a projection (attention's
+    query, key and value, or the feed-forward's first layer), so an inference engine
+    may drop the gain and use this matrix instead.
+    """
+    return np.asarray(gain, dtype=np.float64)[:, None] * np.asarray(projection, dtype=np.float64)

@@ -1,0 +1,73 @@
+"""The training experiment: its gradients are right, its runs are reproducible, its variants differ only in the norm."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rmsnorm_course.core.baselines import layer_norm
+from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.studies import training
+
+SMALL = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=12)
+
+
+@pytest.mark.parametrize("variant", training.VARIANTS)
+@pytest.mark.parametrize("name", ["in", "0.up", "1.down", "2.gain", "2.bias", "final.gain", "out"])
+def test_gradients_match_central_differences(variant, name):
+    x, targets = training.task(SMALL)
+    weights = training.initial_weights(SMALL)
+    rng = np.random.default_rng(7)  # move gains and biases off 1 and 0, so every term is exercised
+    for key in weights:
+        if key.endswith((".gain", ".bias")):
+            weights[key] = weights[key] + rng.normal(0, 0.3, weights[key].shape)
+    _, grads, _ = training.loss_and_gradients(weights, x, targets, variant, SMALL)
+
+    def loss_at(probe):
+        trial = dict(weights, **{name: probe})
+        return training.loss_and_gradients(trial, x, targets, variant, SMALL)[0]
+
+    expected = numeric_gradient(loss_at, weights[name], step=1e-6)
+    np.testing.assert_allclose(grads[name], expected, rtol=1e-5, atol=1e-8)
+
+
+def test_the_stream_rms_is_measured_after_every_block():
+    x, targets = training.task(SMALL)
+    weights = training.initial_weights(SMALL)
+    _, _, stream = training.loss_and_gradients(weights, x, targets, training.NONE, SMALL)
+    h = x @ weights["in"]
+    expected = [np.sqrt(np.mean(h**2))]
+    for block in range(SMALL.depth):
+        h = h + np.maximum(h @ weights[f"{block}.up"], 0) @ weights[f"{block}.down"]
+        expected.append(np.sqrt(np.mean(h**2)))
+    np.testing.assert_allclose(stream, expected, rtol=1e-12)
+
+
+def test_the_layer_norm_variant_is_layer_norm_with_its_affine():
+    x, targets = training.task(SMALL)
+    weights = training.initial_weights(SMALL)
+    weights["final.gain"] = np.linspace(0.5, 1.5, SMALL.width)
+    weights["final.bias"] = np.linspace(-0.2, 0.2, SMALL.width)
+    loss, _, _ = training.loss_and_gradients(weights, x, targets, training.LAYER_NORM, SMALL)
+    h = x @ weights["in"]
+    for block in range(SMALL.depth):
+        normed = layer_norm(h, SMALL.eps)  # gains 1 and biases 0 inside the blocks
+        h = h + np.maximum(normed @ weights[f"{block}.up"], 0) @ weights[f"{block}.down"]
+    out = (layer_norm(h, SMALL.eps) * weights["final.gain"] + weights["final.bias"]) @ weights["out"]
+    assert loss == pytest.approx(np.mean((out - targets) ** 2), rel=1e-12)
+
+
+def test_runs_are_reproducible_to_the_bit_and_training_lowers_the_loss():
+    first, second = training.train(training.RMS_NORM, SMALL), training.train(training.RMS_NORM, SMALL)
+    assert first.losses.tobytes() == second.losses.tobytes()
+    assert first.losses.shape == (SMALL.steps + 1,)
+    assert first.final_loss < first.losses[0]
+    assert first.stream_rms_before.shape == first.stream_rms_after.shape == (SMALL.depth + 1,)
+
+
+def test_every_variant_starts_from_the_same_weights_and_data_and_held_out_data_is_new():
+    x, _ = training.task(SMALL)
+    held_x, _ = training.task(SMALL, held_out=True)
+    assert not np.array_equal(held_x, x)  # held-out examples are new draws
+    starts = {variant: training.train(variant, SMALL).stream_rms_before[0] for variant in training.VARIANTS}
+    assert len(set(starts.values())) == 1  # h_0 = x W_in does not depend on the norm
