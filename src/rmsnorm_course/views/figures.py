@@ -344,7 +344,7 @@ def precision_sweep_figure(result: Sweep) -> Figure:
 
 def training_figure(runs: dict[str, Run]) -> Figure:
     """Loss per step, and the residual stream's RMS after each block before and after training."""
-    fig, (losses, stream) = _new(9.4, 3.6, columns=2)
+    fig, (losses, stream) = _new(8.6, 4.0, columns=2)
     for run, (style, colour, marker) in zip(runs.values(), STYLES):
         steps = np.arange(run.losses.size)
         losses.plot(steps, run.losses, style, color=colour, marker=marker, markevery=50, label=run.variant)
@@ -370,11 +370,11 @@ def training_figure(runs: dict[str, Run]) -> Figure:
     losses.set_yscale("log")
     losses.set_xlabel("training step")
     losses.set_ylabel("mean squared error (log scale)")
-    losses.legend(fontsize=8)
+    losses.legend(fontsize=8.5)
     stream.set_yscale("log")
     stream.set_xlabel("block (0: after the input projection)")
     stream.set_ylabel("RMS of the residual stream")
-    stream.legend(fontsize=7, ncols=2, loc="upper left")
+    stream.legend(fontsize=8, loc="upper left")
     for ax in (losses, stream):
         ax.grid(True, alpha=0.3)
     return fig
@@ -392,7 +392,7 @@ def _circle(ax, radius: float, label: str) -> None:
 
 def geometry_figure(g: Geometry) -> Figure:
     """Left: inputs and their images on the circle of radius sqrt(2). Right: eps pulls small inputs inside."""
-    fig, (maps, shrink) = _new(9.4, 4.6, columns=2)
+    fig, (maps, shrink) = _new(8.6, 5.4, columns=2)
     _circle(maps, g.radius, f"radius sqrt(2) = {g.radius:.4f}")
     ones = np.array([-3.0, 3.0])
     maps.plot(ones, ones, ":", color=GREY, linewidth=1.0, label="all-ones direction")
@@ -414,19 +414,19 @@ def geometry_figure(g: Geometry) -> Figure:
     maps.annotate("", xy=g.rms_images[0], xytext=(2.4, 2.9), arrowprops={"arrowstyle": "-|>", "color": "black"})
     maps.set_xlim(-3, 3)
     maps.set_ylim(-3, 3)
-    maps.legend(fontsize=7, loc="lower left")
+    maps.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
     maps.set_title("every nonzero input lands on the circle", fontsize=10)
 
     _circle(shrink, g.radius, "radius sqrt(2)")
     shrink.plot(*g.shrink_images.T, "s-", color=GREEN, markersize=5, label=f"RMSNorm(s·[3, 4]), eps = {g.eps:g}")
     for image, scale in list(zip(g.shrink_images, g.shrink_scales))[:7:2]:
-        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=7)
+        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=8.5)
     shrink.annotate(
-        f"s = {g.shrink_scales[-1]:g}", g.shrink_images[-1], textcoords="offset points", xytext=(-38, 4), fontsize=7
+        f"s = {g.shrink_scales[-1]:g}", g.shrink_images[-1], textcoords="offset points", xytext=(-38, 4), fontsize=8.5
     )
     shrink.set_xlim(-0.2, 1.6)
     shrink.set_ylim(-0.2, 1.6)
-    shrink.legend(fontsize=7, loc="upper left")
+    shrink.legend(fontsize=8.5, loc="upper left")
     shrink.set_title("with eps, small inputs fall inside", fontsize=10)
     return fig
 
@@ -458,7 +458,7 @@ def gradient_figure(p: GradientPicture) -> Figure:
         )
     ax.set_xlim(-0.5, 2.2)
     ax.set_ylim(-0.5, 2.2)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=8.5, loc="lower left")
     ax.set_title("the gradient is tangent to the circle (drawn at twice its length)", fontsize=9)
     return fig
 
