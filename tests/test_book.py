@@ -16,6 +16,7 @@ from rmsnorm_course.core.format import fmt
 from rmsnorm_course.exercises.feedback import reference
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import evidence
+from rmsnorm_course.views.prediction import SCRIPT
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -56,6 +57,17 @@ def test_no_error_output_or_traceback(pages, page):
     soup = pages[page]
     assert "Traceback (most recent call last)" not in soup.get_text()
     assert not soup.select(".output.traceback, .output.stderr, div.cell_output .traceback")
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_the_prediction_script_is_linked_once_and_never_inlined(pages, page):
+    soup = pages[page]
+    linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith("/prediction.js")]
+    assert len(linked) == 1
+    assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == SCRIPT.read_text()
+    inline = [s for s in soup.find_all("script", src=False) if "function wire" in (s.string or "")]
+    assert inline == []
+    assert not soup.find_all("script", type="application/vnd.jupyter.widget-state+json")
 
 
 @pytest.mark.parametrize("page", toc_pages())

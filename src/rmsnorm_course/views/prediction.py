@@ -4,8 +4,10 @@
 from ``check``, and in the HTML book as a kernel-free form: the package writes the
 exercise's data (its kind, reference answer, tolerance, hint, pitfalls, explanation)
 into the page, and ``static/prediction.js`` reads and judges what the reader types by
-the same rules and in the same words. Without JavaScript the page still shows the
-question and, folded away, the reference answer.
+the same rules and in the same words. The script is served once per page, not once
+per box: the book's build copies ``SCRIPT`` into its static files and links it from
+every page. Without it (or without JavaScript) a box still shows the question and,
+folded away, the reference answer.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from __future__ import annotations
 import html
 import json
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from ..exercises import registry
 from ..exercises.feedback import LOOKS, check, reference
 from ..exercises.kinds import Choice, Vector, read_typed
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
+SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
 
 
 def exercise_data(exercise_id: str) -> dict[str, object]:
@@ -64,7 +68,6 @@ def prediction_html(exercise_id: str) -> str:
         listed = "".join(f"<li>{html.escape(option)}</li>" for option in exercise.kind.listed())
         options = f'<ul class="prediction-options" style="list-style: none; padding-left: 0.5em;">{listed}</ul>'
     answer = reference(exercise_id)
-    script = files("rmsnorm_course.views").joinpath("static/prediction.js").read_text()
     return (
         f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" '
         'style="border: 1px solid #d0d7de; border-radius: 0.3em; padding: 0.6em 0.9em; margin: 0.6em 0;">'
@@ -77,8 +80,7 @@ def prediction_html(exercise_id: str) -> str:
         'style="border-left: 0.35em solid transparent; padding-left: 0.6em; min-height: 1.2em; margin: 0.4em 0;"></p>'
         "<details><summary>Check your prediction first, then open the reference answer</summary>"
         f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}</p></details>"
-        f'<script type="application/json" class="prediction-data">{data}</script>'
-        f"<script>{script}</script></div>"
+        f'<script type="application/json" class="prediction-data">{data}</script></div>'
     )
 
 
