@@ -122,6 +122,7 @@ def answers_file(solutions: bool = False) -> str:
             "    pytest exercises                    grades exercises/answers.toml",
             "    pytest exercises --answers PATH     grades another file",
             'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
+            'Typed inside the quotes, an answer reads the same: "0.5" is the number 0.5.',
             f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
             "(TOML): it never runs it and never changes it.",
         ]
