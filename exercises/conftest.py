@@ -53,7 +53,7 @@ class Grader:
         return f"{len(correct)}/{len(EXERCISES)}"
 
     def problems(self) -> list[str]:
-        return [self.sheet.unreadable] if self.sheet.unreadable else self.sheet.unknown_ids()
+        return self.sheet.problems()
 
     def pytest_report_header(self) -> str:
         return f"answers file: {self.sheet.path}"
