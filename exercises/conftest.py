@@ -3,7 +3,8 @@
 ``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers PATH``
 grades another file (a relative PATH is taken from where pytest was started).
 With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
-the verdict, and the suite carries the score, for instructors who grade many files.
+the verdict, and the suite carries the score. A whole class is graded in one run by
+``python -m rmsnorm_course grade``, with the same reader and verdicts.
 """
 
 from __future__ import annotations

@@ -138,3 +138,11 @@ def test_an_empty_folder_or_a_clash_writes_nothing_and_says_why(tmp_path, capsys
     assert main(["grade", str(answers), "--gradebook", str(answers)]) == 1
     assert "nothing written: writing" in capsys.readouterr().err
     assert answers.read_bytes() == before and not (tmp_path / "answers.png").exists()
+
+
+def test_an_output_folder_that_cannot_be_made_is_named(tmp_path, capsys):
+    answers = tmp_path / "answers.toml"
+    answers.write_text("mean-square = 12.5\n", encoding="utf-8")
+    (tmp_path / "taken").write_text("a file, not a folder\n", encoding="utf-8")
+    assert main(["grade", str(answers), "--gradebook", str(tmp_path / "taken" / "grades.csv")]) == 1
+    assert f"cannot write {tmp_path / 'taken'}" in capsys.readouterr().err

@@ -57,6 +57,12 @@ def grade_class(sources: list[str], gradebook: Path | None, feedback: Path | Non
     except class_report.OutputError as error:
         print(f"nothing written: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        print(
+            f"cannot write {error.filename}: {error.strerror}; expected a folder this user may write in",
+            file=sys.stderr,
+        )
+        return 1
     if gradebook is None:
         sys.stdout.write("".join(f"score: {file.score}/{len(file.verdicts)}  {file.path}\n" for file in graded))
     sys.stdout.write(class_report.summary(graded, tally(graded)))
