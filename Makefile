@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: book test test-browser lab lint report grade bench clean check-python
+.PHONY: book test test-browser lab lint report grade grade-class bench clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
 check-python:
@@ -61,9 +61,18 @@ report: $(STAMP)
 grade: $(STAMP)
 	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
 
+# Grade a class's answer files in one run: make grade-class DIR=submissions [OUT=grades]
+# writes OUT/grades.csv, the figure OUT/grades.png and a feedback page per file in OUT/feedback.
+OUT ?= grades
+grade-class: $(STAMP)
+	@test -n "$(DIR)" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
+	$(BIN)/python -m rmsnorm_course grade "$(DIR)" --gradebook "$(OUT)/grades.csv" --feedback "$(OUT)/feedback"
+
 # Speed and memory against the copy limit and the peers; one thread, not part of `make test`.
+# Then 300 answer files graded in one run against one grader run per file.
 bench: $(STAMP)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/bench.py
+	$(BIN)/python benchmarks/grade_class.py
 
 clean:
 	rm -rf _build

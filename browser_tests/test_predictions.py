@@ -2,8 +2,9 @@
 
 For every exercise, a table of typed strings (its reference answer, each pitfall's
 answer, a wrong one, unreadable ones, empty ones, spelling variants the reader
-accepts, and hostile text) goes into the page's box and into check() through
-kinds.read_typed; the verdict text must be the same, word for word.
+accepts, the same answers in quotes as the answers file invites, and hostile text)
+goes into the page's box and into check() through kinds.read_typed; the verdict
+text must be the same, word for word.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ HOSTILE = [
     "\u00a0\t",
     "[1,,2]",
     "1e999",
+    "9" * 5000,  # more digits than Python makes into an int
+    "''",
+    '""',
+    "' '",
 ]
 
 
@@ -45,6 +50,10 @@ def table(exercise_id: str) -> list[str]:
     kind, solution = exercise.kind, exercise.solve()
     rows = [typed(kind, solution.answer), "", "   "]
     rows += [kind.toml(kind.read(value)) for value, _ in solution.pitfalls]
+    # typed inside quotes, as the answers file's "" invites: read as the value in the quotes
+    right = typed(kind, solution.answer)
+    rows += [f'"{right}"', f"'{right}'", f'" {right} "']
+    rows += [f'"{kind.toml(kind.read(value))}"' for value, _ in solution.pitfalls]
     if isinstance(kind, Number):
         value = solution.answer
         rows += [
@@ -61,7 +70,8 @@ def table(exercise_id: str) -> list[str]:
     elif isinstance(kind, Vector):
         values = solution.answer
         rows += ["(" + ", ".join(repr(v) for v in values) + ")", "[" + ", ".join(f"{v:.6f}" for v in values) + ",]"]
-        rows += ["[9, 9]", "[1]", "twelve", "[a, b]", "5"]
+        rows += ["[9, 9]", "[1]", "twelve", "[a, b]", "5", '"5"', '"[1, 2"']
+        rows += ["[" + ", ".join(f'"{v:.6f}"' for v in values) + "]", "[" + ", ".join(f"'{v!r}'" for v in values) + "]"]
     elif isinstance(kind, Shape):
         shape = solution.answer
         rows += [
@@ -70,13 +80,17 @@ def table(exercise_id: str) -> list[str]:
             "7",
             "[2.5, 3]",
             "[-1]",
+            '"(' + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ')"',
+            "[" + ", ".join(f'"{n}"' for n in shape) + "]",
+            '"[2.5, 3]"',
+            '"B, T, d"',
         ]
     elif isinstance(kind, Choice):
         letter = kind.letters[solution.answer]
         wrong = next(c for c in kind.letters if c != letter)
         words = kind.options[solution.answer]
         rows += [letter.lower(), f"{letter})", f"({letter})", f"{letter}. {words}", words, words.upper() + ".", wrong]
-        rows += ["Z", "2", f"{wrong}) {words}", "none of these"]
+        rows += ["Z", "2", f"{wrong}) {words}", "none of these", f"\"'{letter}'\"", f"'{words}'", f'"{wrong}"', "'2'"]
     return rows + HOSTILE
 
 

@@ -3,7 +3,8 @@
 ``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers PATH``
 grades another file (a relative PATH is taken from where pytest was started).
 With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
-the verdict, and the suite carries the score, for instructors who grade many files.
+the verdict, and the suite carries the score. A whole class is graded in one run by
+``python -m rmsnorm_course grade``, with the same reader and verdicts.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Grader:
         return f"{len(correct)}/{len(EXERCISES)}"
 
     def problems(self) -> list[str]:
-        return [self.sheet.unreadable] if self.sheet.unreadable else self.sheet.unknown_ids()
+        return self.sheet.problems()
 
     def pytest_report_header(self) -> str:
         return f"answers file: {self.sheet.path}"

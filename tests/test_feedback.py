@@ -30,6 +30,20 @@ from rmsnorm_course.exercises.feedback import Outcome, reference
         ("zero-row-positive-eps", "A Row of Zeros."),
         ("zero-row-zero-eps", "C"),
         ("grad-gain", [0.848528, -2.262741]),
+        # typed inside the answers file's quotes
+        ("reciprocal-rms", "0.282843"),
+        ("reciprocal-rms", " 0.282843 "),
+        ("mean-square", "12.5"),
+        ("mean-square", "12.50"),
+        ("normalized", "[0.848528, 1.131370]"),
+        ("normalized", "(0.848528, 1.131370)"),
+        ("normalized", ["0.848528", "1.131370"]),
+        ("output-shape", "(2, 5, 3)"),
+        ("output-shape", "[2, 5, 3]"),
+        ("gain-gradient-shape", "3"),
+        ("gain-gradient-shape", "(3,)"),
+        ("zero-row-zero-eps", "'C'"),
+        ("zero-row-zero-eps", "'rejected with an error'"),
     ],
 )
 def test_right_answers_in_every_form_a_person_types(exercise_id, answer):
@@ -51,6 +65,12 @@ def test_a_wrong_answer_gets_the_hint_and_not_the_expected_value():
         assert leak not in str(verdict) and leak not in verdict._repr_html_()
 
 
+def test_a_quoted_wrong_answer_is_judged_wrong_with_its_slip():
+    verdict = check("mean-square", "25")
+    assert verdict.outcome is Outcome.WRONG and "sum of the squares" in verdict.message
+    assert verdict.answer == "25"
+
+
 def test_a_known_slip_is_named():
     assert "sum of the squares" in check("mean-square", 25).message
     assert "RMS itself" in check("reciprocal-rms", 3.535534).message
@@ -62,7 +82,9 @@ def test_a_known_slip_is_named():
     ("exercise_id", "answer", "fragment"),
     [
         ("mean-square", "twelve", "expected a number"),
-        ("mean-square", "12.5", "without quotes"),
+        ("mean-square", "12.5 or so", "expected a number"),
+        ("mean-square", "[12.5]", "the text '[12.5]'"),
+        ("normalized", "0.8, 1.1", "the text '0.8, 1.1'"),
         ("normalized", [[0.8, 1.1]], "a list of 2 numbers"),
         ("normalized", [0.8, 1.1, 0.0], "got 3 values"),
         ("output-shape", "B, T, d", "whole numbers"),

@@ -15,10 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
+from submissions import quoted, wrong
 
 from rmsnorm_course.exercises.answers import answers_file
-from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES, Exercise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,26 +55,6 @@ def failures(report: Path) -> dict[str, str | None]:
         exercise_id = re.fullmatch(r"test_answer\[(.+)\]", case.get("name")).group(1)
         found[exercise_id] = None if failure is None else failure.get("message")
     return found
-
-
-def with_answer(exercise_id: str, value: str) -> str:
-    """The reference answers file with one answer replaced by ``value`` (TOML text)."""
-    text, count = re.subn(rf"^{exercise_id} = .*$", f"{exercise_id} = {value}", answers_file(True), flags=re.M)
-    assert count == 1
-    return text
-
-
-def wrong(exercise: Exercise) -> str:
-    """A readable answer of the right kind that is not the reference."""
-    kind, answer = exercise.kind, exercise.solve().answer
-    if isinstance(kind, Number):
-        return kind.toml(2 * answer + 1)
-    if isinstance(kind, Vector):
-        return kind.toml(tuple(2 * v + 1 for v in answer))
-    if isinstance(kind, Shape):
-        return kind.toml((*answer, 7))
-    assert isinstance(kind, Choice)
-    return kind.toml((answer + 1) % len(kind.options))
 
 
 def test_the_reference_answers_pass_every_test(tmp_path):
@@ -185,3 +166,59 @@ def test_a_relative_answers_path_is_read_from_where_pytest_starts(tmp_path):
     assert run.returncode == 0, run.stdout
     assert f"answers file: {tmp_path / 'mine.toml'}" in run.stdout
     assert last_line(run) == f"score: {M}/{M}"
+
+
+def test_every_right_answer_typed_inside_the_quotes_is_graded_right(tmp_path):
+    text = answers_file(True)
+    for exercise in EXERCISES.values():
+        text = with_answer(exercise.id, quoted(exercise), text)
+    answers = tmp_path / "answers.toml"
+    answers.write_text(text, encoding="utf-8")
+    assert 'reciprocal-rms = "0.282843"' in text and 'output-shape = "[2, 5, 3]"' in text
+    run = grade(answers)
+    assert run.returncode == 0, run.stdout
+    assert last_line(run) == f"score: {M}/{M}"
+
+
+# One hostile file per way the grader can end (the whole table is read in-process by
+# test_toml_reader, and graded in one run by test_gradebook): each run here takes a second.
+GRADER_SAMPLE = [
+    {h.name: h for h in HOSTILE}[name]
+    for name in (
+        "deep-arrays",  # the parser would recurse until it fails
+        "huge-integer",  # the parser fails with an error of its own
+        "one-long-line",
+        "invalid-bytes",
+        "duplicate-key",
+        "long-dotted-key",
+        "date",  # one answer refused, the rest graded
+        "many-keys",  # problems with the file, every answer graded
+        "long-text-answer",
+        "python-code",
+    )
+]
+
+
+@pytest.fixture(scope="module")
+def hostile_runs(tmp_path_factory):
+    """Each sampled hostile file graded by the pytest grader (two runs at a time)."""
+    folder = tmp_path_factory.mktemp("hostile")
+
+    def run(hostile: Hostile) -> subprocess.CompletedProcess:
+        answers = folder / f"{hostile.name}.toml"
+        answers.write_bytes(hostile.content)
+        return grade(answers)
+
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        return dict(zip((h.name for h in GRADER_SAMPLE), pool.map(run, GRADER_SAMPLE)))
+
+
+@pytest.mark.parametrize("hostile", GRADER_SAMPLE, ids=[h.name for h in GRADER_SAMPLE])
+def test_a_hostile_file_ends_in_words_and_a_score_line_never_a_traceback(hostile_runs, hostile: Hostile):
+    run = hostile_runs[hostile.name]
+    assert last_line(run) == f"score: {hostile.score}/{M}"
+    assert run.returncode == (0 if hostile.score == M and hostile.says is None else 1)
+    if hostile.says is not None:
+        assert hostile.says in run.stdout
+    assert "INTERNALERROR" not in run.stdout + run.stderr
+    assert_no_traceback(run)

@@ -10,7 +10,7 @@ import pytest
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.answers import AnswerSheet, answers_file, key_lines
+from rmsnorm_course.exercises.answers import AnswerSheet, answers_file
 from rmsnorm_course.exercises.errors import AnswersFileError, GradingError
 from rmsnorm_course.exercises.feedback import Outcome
 from rmsnorm_course.exercises.registry import EXERCISES
@@ -88,11 +88,6 @@ def test_an_unreadable_file_grades_nothing(tmp_path):
     verdict = sheet.grade("mean-square")
     assert verdict.outcome is Outcome.UNREADABLE and "not graded" in sheet.explain(verdict)
     assert "line 1" in sheet.explain(verdict)
-
-
-def test_key_lines_find_bare_quoted_and_table_keys():
-    text = '# a comment\nmean-square = 1\n\n"grad-x" = [1, 2]\n[extra]\nsub = 1\n'
-    assert key_lines(text) == {"mean-square": 2, "grad-x": 4, "extra": 5, "sub": 6}
 
 
 def test_unknown_ids_are_named_with_their_line_and_the_nearest_id(tmp_path):

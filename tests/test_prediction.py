@@ -31,6 +31,14 @@ def test_the_page_data_holds_what_check_judges_with(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_the_reference_answer_typed_in_quotes_is_right(exercise_id):
+    exercise = EXERCISES[exercise_id]
+    written = exercise.kind.toml(exercise.solve().answer)  # 0.5, [0.5, -1.25], [4, 7] or "B"
+    for quoted in (f'"{written}"', f"'{written}'", f'" {written} "'):
+        assert Prediction(exercise_id).verdict(quoted).outcome is Outcome.CORRECT, quoted
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
 def test_each_box_keeps_the_page_contract(exercise_id):
     soup = BeautifulSoup(prediction_html(exercise_id), "html.parser")
     box = soup.select_one(f'.prediction[data-exercise="{exercise_id}"]')
@@ -52,6 +60,7 @@ def test_the_widget_checks_what_is_typed_as_the_page_reads_it():
     box = Prediction("mean-square")
     assert box.verdict(" 12.5 ") == check("mean-square", 12.5)
     assert box.verdict("").outcome is Outcome.NOT_ANSWERED
-    assert box.verdict('"12.5"').outcome is Outcome.UNREADABLE
+    assert box.verdict('"12.5"') == check("mean-square", 12.5)  # typed in quotes, read as the number
+    assert box.verdict('"twelve"').outcome is Outcome.UNREADABLE
     bundle = box._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="prediction"' in bundle["text/html"]

@@ -1,35 +1,75 @@
 """``python -m rmsnorm_course``: print the checked evidence report; exit 1 if a check fails.
 
 ``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
-answers; ``python -m rmsnorm_course template`` prints the blank one students fill in.
+answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
+``python -m rmsnorm_course grade FOLDER [FILE ...] --gradebook grades.csv`` grades a
+class's answer files in one run (see ``views.class_report``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .exercises import answers as grading
+from .exercises.gradebook import answer_files, grade_files, tally
 from .studies import evidence
-from .views import report
+from .views import class_report, report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rmsnorm_course", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "command",
-        nargs="?",
-        default="report",
-        choices=["report", "solutions", "template"],
-        help="report (the default): the evidence report; solutions: the answers file with the reference answers; "
-        "template: the blank answers file",
+    commands = parser.add_subparsers(dest="command", metavar="command")
+    commands.add_parser("report", help="the evidence report (the default)")
+    commands.add_parser("solutions", help="the answers file with the reference answers")
+    commands.add_parser("template", help="the blank answers file")
+    grade = commands.add_parser(
+        "grade",
+        help="grade many answer files in one run",
+        description="Grade answer files in one run: a summary per exercise, and optionally a CSV gradebook with a "
+        "figure beside it and a Markdown feedback page per file. Files are read as data, never run or changed.",
     )
-    command = parser.parse_args(argv).command
-    if command == "report":
+    grade.add_argument("sources", nargs="+", metavar="PATH", help="an answers file, or a folder of *.toml files")
+    grade.add_argument("--gradebook", type=Path, metavar="CSV", help="write the gradebook here, and the figure as PNG")
+    grade.add_argument("--feedback", type=Path, metavar="DIR", help="write one Markdown feedback page per file here")
+    args = parser.parse_args(argv)
+    if args.command in (None, "report"):
         collected = evidence.collect()
         sys.stdout.write(report.render(collected))
         return 0 if collected.passed else 1
-    sys.stdout.write(grading.answers_file(solutions=command == "solutions"))
+    if args.command == "grade":
+        return grade_class(args.sources, args.gradebook, args.feedback)
+    sys.stdout.write(grading.answers_file(solutions=args.command == "solutions"))
+    return 0
+
+
+def grade_class(sources: list[str], gradebook: Path | None, feedback: Path | None) -> int:
+    """Grade every file, print the summary, write the outputs; 1 when there is nothing to grade or nowhere to write."""
+    paths = answer_files(sources)
+    if not paths:
+        named = ", ".join(sources)
+        print(f"no answer files (*.toml) in {named}; expected a folder of them, or their paths", file=sys.stderr)
+        return 1
+    graded = grade_files(paths)
+    try:
+        class_report.write(graded, gradebook, feedback)
+    except class_report.OutputError as error:
+        print(f"nothing written: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(
+            f"cannot write {error.filename}: {error.strerror}; expected a folder this user may write in",
+            file=sys.stderr,
+        )
+        return 1
+    if gradebook is None:
+        sys.stdout.write("".join(f"score: {file.score}/{len(file.verdicts)}  {file.path}\n" for file in graded))
+    sys.stdout.write(class_report.summary(graded, tally(graded)))
+    if gradebook is not None:
+        print(f"wrote {gradebook} and the figure {gradebook.with_suffix('.png')}")
+    if feedback is not None:
+        print(f"wrote {len(graded)} feedback pages in {feedback}")
     return 0
 
 

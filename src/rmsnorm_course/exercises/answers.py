@@ -1,15 +1,14 @@
 """Answer files: the TOML a student fills in, read as data and graded one exercise at a time.
 
-The file is parsed as TOML, never executed and never written to. Problems are
-reported with the exercise id or the line they concern: a file that is not valid
-TOML, a key that names no exercise, an answer of the wrong kind, a blank answer.
+The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
+executed and never written to. Problems are reported with the exercise id or the
+line they concern: a file that cannot be read or is not valid TOML, a key that
+names no exercise, an answer of the wrong kind, a blank answer.
 """
 
 from __future__ import annotations
 
-import re
 import textwrap
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,37 +18,10 @@ from .errors import AnswersFileError, UnknownExercise
 from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
 from .registry import EXERCISES, Exercise
+from .toml_reader import key_lines, parse, read_text
 
 BLANK = '""'
-_KEY = re.compile(r"""^\s*\[*\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*[=\].]""")
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as error:
-        raise AnswersFileError(f"cannot open {path}: {error.strerror}; expected a readable TOML file") from None
-    except UnicodeDecodeError:
-        raise AnswersFileError(f"{path} is not UTF-8 text; expected a TOML file") from None
-
-
-def _parse(text: str, path: Path) -> dict[str, object]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise AnswersFileError(
-            f'{path} is not valid TOML: {error}; expected one answer per line, like  mean-square = 0.5  or  id = ""'
-        ) from None
-
-
-def key_lines(text: str) -> dict[str, int]:
-    """The line (from 1) where each top-level key or table first appears, for messages."""
-    lines: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _KEY.match(line)
-        if match:
-            lines.setdefault(next(group for group in match.groups() if group is not None), number)
-    return lines
+REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -66,8 +38,8 @@ class AnswerSheet:
         """Read a sheet; a file that cannot be read becomes a sheet that says why."""
         path = Path(path)
         try:
-            text = _text(path)
-            return cls(path, _parse(text, path), key_lines(text))
+            text = read_text(path)
+            return cls(path, parse(text, path), key_lines(text))
         except AnswersFileError as error:
             return cls(path, unreadable=str(error))
 
@@ -75,15 +47,23 @@ class AnswerSheet:
         return f"{key} (line {self.lines[key]})" if key in self.lines else key
 
     def unknown_ids(self) -> list[str]:
-        """A message for every key that names no exercise, with the nearest ids."""
+        """A message for each key that names no exercise, with the nearest ids (the first few; the rest counted)."""
+        unknown = [key for key in self.answers if key not in EXERCISES]
         messages = []
-        for key in self.answers:
+        for key in unknown[:REPORTED_UNKNOWN]:
             try:
                 exercises.get(key)
             except UnknownExercise as error:
                 line = f"line {self.lines[key]}: " if key in self.lines else ""
                 messages.append(f"{self.path}, {line}{error}")
+        if len(unknown) > REPORTED_UNKNOWN:
+            rest = len(unknown) - REPORTED_UNKNOWN
+            messages.append(f"{self.path}: and {rest} more key{'s' * (rest != 1)} that name no exercise")
         return messages
+
+    def problems(self) -> list[str]:
+        """What keeps the file from a full grade besides its answers: why it is unreadable, or its unknown keys."""
+        return [self.unreadable] if self.unreadable is not None else self.unknown_ids()
 
     def grade(self, exercise_id: str) -> Verdict:
         """The verdict on one exercise; a file that could not be read grades nothing."""
@@ -122,6 +102,7 @@ def answers_file(solutions: bool = False) -> str:
             "    pytest exercises                    grades exercises/answers.toml",
             "    pytest exercises --answers PATH     grades another file",
             'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
+            'Typed inside the quotes, an answer reads the same: "0.5" is the number 0.5.',
             f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
             "(TOML): it never runs it and never changes it.",
         ]

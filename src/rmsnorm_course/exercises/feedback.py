@@ -36,13 +36,18 @@ LOOKS = {
 
 @dataclass(frozen=True)
 class Verdict:
-    """What became of one answer: the outcome, the words for the learner, and the answer as read."""
+    """What became of one answer: the outcome, the words for the learner, and the answer as read.
+
+    ``slips`` holds the notes of the known slips a wrong answer matches (they are in the
+    message too), so that a class's most common mistakes can be named.
+    """
 
     exercise_id: str
     outcome: Outcome
     message: str
     answer: str | None = None
     options: tuple[str, ...] = ()
+    slips: tuple[str, ...] = ()
 
     @property
     def correct(self) -> bool:
@@ -98,8 +103,8 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
     shown = kind.show(given)
     if kind.agrees(given, solution.answer, exercise.tolerance):
         return Verdict(exercise.id, Outcome.CORRECT, solution.explanation, shown)
-    slips = [note for value, note in solution.pitfalls if kind.agrees(given, kind.read(value), exercise.tolerance)]
-    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, f"Hint: {exercise.hint}"]), shown)
+    slips = tuple(note for value, note in solution.pitfalls if kind.agrees(given, kind.read(value), exercise.tolerance))
+    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, f"Hint: {exercise.hint}"]), shown, slips=slips)
 
 
 def check(exercise_id: str, answer: object = ...) -> Verdict:

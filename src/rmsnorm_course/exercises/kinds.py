@@ -1,13 +1,18 @@
 """The four kinds of answer an exercise takes, and how each reads what a person typed.
 
 People type 12 for 12.0, a list, tuple or array for a vector, a tuple or list for a
-shape, and a letter or the option's own words for a choice. Each kind reads those
-forms into one plain value, compares it with the reference, and writes it as TOML.
-Anything else raises ``AnswerKindError`` with a message saying what was expected.
+shape, and a letter or the option's own words for a choice. The answers file shows
+every blank answer as ``""``, so people also type inside the quotes: text that reads
+as a number or a list of numbers (``"0.282843"``, ``"[0.6, 0.8]"``, ``"(2, 5, 3)"``) is
+read as that value, by the rules of ``read_typed``, and a choice may carry quotes of
+its own (``"'B'"``). Each kind reads those forms into one plain value, compares it
+with the reference, and writes it as TOML. Anything else raises ``AnswerKindError``
+with a message saying what was expected.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 import string
@@ -18,11 +23,26 @@ import numpy as np
 
 from .errors import AnswerKindError
 
+SHOWN_TEXT = 60  # characters of a long text that a message quotes
+
+
+def shortened(text: str) -> str:
+    """Text as a message quotes it: in Python's quotes, cut after ``SHOWN_TEXT`` characters with its length."""
+    if len(text) <= SHOWN_TEXT:
+        return repr(text)
+    return f"{text[:SHOWN_TEXT]!r}... ({len(text)} characters)"
+
 
 def _described(raw: object) -> str:
     """Name what a person handed in, without judging it: ``the text 'twelve'``, ``a list of 3 values``."""
     if isinstance(raw, str):
-        return f"the text {raw!r}"
+        return f"the text {shortened(raw)}"
+    if isinstance(raw, datetime.datetime):
+        return f"the date and time {raw.isoformat()}"
+    if isinstance(raw, datetime.date):
+        return f"the date {raw.isoformat()}"
+    if isinstance(raw, datetime.time):
+        return f"the time {raw.isoformat()}"
     if isinstance(raw, bool):
         return f"the truth value {raw}"
     if isinstance(raw, np.ndarray):
@@ -40,6 +60,23 @@ def _is_whole(raw: object) -> bool:
 
 def _is_real(raw: object) -> bool:
     return _is_whole(raw) or isinstance(raw, (float, np.floating))
+
+
+def _unquoted(text: str) -> str:
+    """Text without its spaces around, and without one pair of matching quotes: ``"'B'"`` is ``B``."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def _as_typed(raw: object) -> object:
+    """Text that reads as a number or a list (as ``read_typed`` reads it) becomes that value; the rest stays."""
+    if isinstance(raw, str):
+        value = read_typed(_unquoted(raw))
+        if value is not None and not isinstance(value, str):
+            return value
+    return raw
 
 
 def _items(raw: object, what: str) -> list[object]:
@@ -61,12 +98,11 @@ class Number:
         return "a number, like 0.5"
 
     def read(self, raw: object) -> float:
-        if isinstance(raw, np.ndarray) and raw.ndim == 0:
-            raw = raw.item()
-        if _is_real(raw):
-            return float(raw)
-        if isinstance(raw, str) and _looks_numeric(raw):
-            raise AnswerKindError(f"expected a number, got {_described(raw)}; write the number without quotes")
+        value = _as_typed(raw)
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        if _is_real(value):
+            return float(value)
         raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}")
 
     def agrees(self, given: float, expected: float, tolerance: float) -> bool:
@@ -90,14 +126,15 @@ class Vector:
         return f"a list of {self.length} numbers, like [{example}]"
 
     def read(self, raw: object) -> tuple[float, ...]:
-        items = _items(raw, self.describe())
+        items = _items(_as_typed(raw), self.describe())
         if len(items) != self.length:
             raise AnswerKindError(f"expected {self.describe()}, got {len(items)} value{'s' * (len(items) != 1)}")
         values = []
         for position, item in enumerate(items):
-            if not _is_real(item):
+            value = _as_typed(item)
+            if not _is_real(value):
                 raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
-            values.append(float(item))
+            values.append(float(value))
         return tuple(values)
 
     def agrees(self, given: Sequence[float], expected: Sequence[float], tolerance: float) -> bool:
@@ -118,13 +155,15 @@ class Shape:
         return "a list of whole numbers, one per axis, like [4, 7]"
 
     def read(self, raw: object) -> tuple[int, ...]:
-        if _is_whole(raw):
-            raw = [raw]
-        items = _items(raw, self.describe())
+        value = _as_typed(raw)
+        items = _items([value] if _is_whole(value) else value, self.describe())
+        axes = []
         for position, item in enumerate(items):
-            if not _is_whole(item) or item < 0:
+            size = _as_typed(item)
+            if not _is_whole(size) or size < 0:
                 raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
-        return tuple(int(item) for item in items)
+            axes.append(int(size))
+        return tuple(axes)
 
     def agrees(self, given: tuple[int, ...], expected: tuple[int, ...], tolerance: float | None = None) -> bool:
         return tuple(given) == tuple(expected)
@@ -153,15 +192,17 @@ class Choice:
         if not isinstance(raw, str):
             hint = "; answer with the option's letter in quotes" if _is_whole(raw) else ""
             raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}{hint}")
-        letter = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]?\s*", raw)
+        text = _unquoted(raw)
+        # patterns with one way to match each text, so that long text takes linear time
+        letter = re.fullmatch(r"\(?\s*([A-Za-z])(?:\s*[).])?", text)
         if letter and letter.group(1).upper() in self.letters:
             return self.letters.index(letter.group(1).upper())
-        labelled = re.fullmatch(r"\s*\(?\s*([A-Za-z])\s*[).]\s+(.+)", raw)  # "B) the words", as the list shows it
+        labelled = re.fullmatch(r"\(?\s*([A-Za-z])\s*[).]\s+(\S.*)", text)  # "B) the words", as the list shows it
         if labelled and labelled.group(1).upper() in self.letters:
             index = self.letters.index(labelled.group(1).upper())
             if _plain_words(labelled.group(2)) == _plain_words(self.options[index]):
                 return index
-        wanted = _plain_words(raw)
+        wanted = _plain_words(text)
         for index, option in enumerate(self.options):
             if _plain_words(option) == wanted:
                 return index
@@ -209,20 +250,15 @@ def read_typed(text: str) -> object:
 
 def _typed_scalar(text: str) -> object:
     if _TYPED_WHOLE.fullmatch(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python turns into an int (4300): a float, infinite
+            return float(text)
     if _TYPED_NUMBER.fullmatch(text):
         return float(text)
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
     return text
-
-
-def _looks_numeric(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _plain_words(text: str) -> str:

@@ -25,7 +25,7 @@ from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
 from ..studies import evidence, example
 from ..studies.block import PreNormBlock
 from .errors import UnknownExercise
-from .kinds import Choice, Kind, Number, Shape, Vector
+from .kinds import Choice, Kind, Number, Shape, Vector, shortened
 
 X, G, EPS = example.INPUT, example.GAIN, example.EPS
 TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM
@@ -667,4 +667,5 @@ def get(exercise_id: object) -> Exercise:
         return EXERCISES[exercise_id]
     near = difflib.get_close_matches(exercise_id, EXERCISES, n=3) if isinstance(exercise_id, str) else []
     expected = f"did you mean {' or '.join(map(repr, near))}?" if near else f"expected one of {', '.join(EXERCISES)}"
-    raise UnknownExercise(f"there is no exercise {exercise_id!r}; {expected}")
+    named = shortened(exercise_id) if isinstance(exercise_id, str) else repr(exercise_id)
+    raise UnknownExercise(f"there is no exercise {named}; {expected}")

@@ -8,6 +8,7 @@ every figure reads in greyscale.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from itertools import pairwise
 
 import matplotlib
@@ -20,6 +21,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
 from ..core.format import binary_size  # noqa: E402
+from ..exercises.feedback import Outcome  # noqa: E402
+from ..exercises.gradebook import ExerciseTally  # noqa: E402
 from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
 from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
@@ -35,6 +38,13 @@ from .report import fmt  # noqa: E402
 BLUE, ORANGE, GREEN, PURPLE, GREY = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
 STYLES = (("-", BLUE, "o"), ("--", ORANGE, "s"), (":", GREEN, "^"), ("-.", PURPLE, "D"))
 RMS_AXIS = np.geomspace(*RMS_WINDOW, 400)
+# Each outcome of a graded answer: a fill and a hatch, so the bars read without colour too.
+OUTCOME_STYLES = {
+    Outcome.CORRECT: (GREEN, ""),
+    Outcome.WRONG: (ORANGE, "//"),
+    Outcome.NOT_ANSWERED: ("white", ".."),
+    Outcome.UNREADABLE: (PURPLE, "xx"),
+}
 
 
 def png_bytes(fig: Figure) -> bytes:
@@ -593,4 +603,26 @@ def post_norm_and_model_figure() -> Figure:
         centre + 2.0, 7.4, "the one norm on\nthe stream itself", ha="left", va="center", fontsize=8, style="italic"
     )
     model.set_title("a pre-norm model, end to end", fontsize=10)
+    return fig
+
+
+def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
+    """Per exercise, the share of a class's files right, wrong, not answered and unreadable: where predictions fail."""
+    files = max((t.files for t in tallies), default=0)
+    fig, (ax,) = _new(8.0, 1.4 + 0.27 * len(tallies))
+    rows = np.arange(len(tallies))
+    left = np.zeros(len(tallies))
+    for outcome, (colour, hatch) in OUTCOME_STYLES.items():
+        shares = np.array([100 * t.share(outcome) for t in tallies])
+        ax.barh(rows, shares, left=left, color=colour, hatch=hatch, edgecolor=GREY, linewidth=0.6, label=outcome.value)
+        left += shares
+    for row, t in zip(rows, tallies):
+        ax.text(101, row, f"{t.right}/{t.files}", va="center", fontsize=8)
+    ax.set_yticks(rows, [t.exercise_id for t in tallies], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 112)
+    ax.set_xticks(np.arange(0, 101, 20))
+    ax.set_xlabel(f"share of the {files} answer files (%); right of each bar: files right")
+    ax.set_ylabel("exercise, in the chapter's order")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(OUTCOME_STYLES), fontsize=8, frameon=False)
     return fig

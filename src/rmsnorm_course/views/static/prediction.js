@@ -18,7 +18,10 @@
   function num(value, whole, text) { return { num: value, whole: whole, text: whole ? BigInt(text).toString() : text }; }
   function isNum(v) { return v !== null && typeof v === "object" && "num" in v; }
 
+  const INT_DIGITS = 4300;  // Python turns at most this many digits into an int; more read as a float
+
   function scalar(text) {
+    if (WHOLE.test(text) && text.replace(/^[+-]/, "").length > INT_DIGITS) return num(Number(text), false, text);
     if (WHOLE.test(text)) return num(Number(text), true, text);
     if (NUMBER.test(text)) return num(Number(text), false, text);
     if (text.length >= 2 && text[0] === text[text.length - 1] && (text[0] === '"' || text[0] === "'")) {
@@ -101,13 +104,35 @@
     return Object.is(x, -0) || (x < 0 && Number(text) === 0) ? "-" + text.replace("-", "") : text;
   }
 
+  const SHOWN_TEXT = 60;
+
+  function shortened(text) {  // kinds.shortened, counting characters as Python does
+    const chars = Array.from(text);
+    if (chars.length <= SHOWN_TEXT) return pyStr(text);
+    return pyStr(chars.slice(0, SHOWN_TEXT).join("")) + "... (" + chars.length + " characters)";
+  }
+
   function described(raw) {  // kinds._described
-    if (typeof raw === "string") return "the text " + pyStr(raw);
+    if (typeof raw === "string") return "the text " + shortened(raw);
     if (Array.isArray(raw)) return "a list of " + raw.length + " value" + (raw.length === 1 ? "" : "s");
     return raw.whole ? String(raw.num) : pyFloatRepr(raw.num);
   }
 
   class Unreadable extends Error {}
+
+  function unquoted(text) {  // kinds._unquoted
+    const t = text.trim();
+    if (t.length >= 2 && t[0] === t[t.length - 1] && (t[0] === '"' || t[0] === "'")) return t.slice(1, -1);
+    return t;
+  }
+
+  function asTyped(raw) {  // kinds._as_typed: text that reads as a number or a list is that value
+    if (typeof raw === "string") {
+      const value = readTyped(unquoted(raw));
+      if (value !== null && typeof value !== "string") return value;
+    }
+    return raw;
+  }
 
   function items(raw, what) {
     if (Array.isArray(raw)) return raw;
@@ -119,10 +144,8 @@
     number: {
       describe: function () { return "a number, like 0.5"; },
       read: function (raw) {
-        if (isNum(raw)) return raw.num;
-        if (typeof raw === "string" && looksNumeric(raw)) {
-          throw new Unreadable("expected a number, got " + described(raw) + "; write the number without quotes");
-        }
+        const value = asTyped(raw);
+        if (isNum(value)) return value.num;
         throw new Unreadable("expected " + this.describe() + ", got " + described(raw));
       },
       agrees: function (given, expected, tolerance) { return Number.isFinite(given) && Math.abs(given - expected) <= tolerance; },
@@ -134,13 +157,14 @@
       },
       read: function (raw, kind) {
         const what = this.describe(kind);
-        const list = items(raw, what);
+        const list = items(asTyped(raw), what);
         if (list.length !== kind.length) {
           throw new Unreadable("expected " + what + ", got " + list.length + " value" + (list.length === 1 ? "" : "s"));
         }
         return list.map(function (item, position) {
-          if (!isNum(item)) throw new Unreadable("expected " + what + "; entry " + position + " is " + described(item));
-          return item.num;
+          const value = asTyped(item);
+          if (!isNum(value)) throw new Unreadable("expected " + what + "; entry " + position + " is " + described(item));
+          return value.num;
         });
       },
       agrees: function (given, expected, tolerance) {
@@ -152,12 +176,14 @@
       describe: function () { return "a list of whole numbers, one per axis, like [4, 7]"; },
       read: function (raw) {
         const what = this.describe();
-        const list = items(isNum(raw) && raw.whole ? [raw] : raw, what);
+        const value = asTyped(raw);
+        const list = items(isNum(value) && value.whole ? [value] : value, what);
         return list.map(function (item, position) {
-          if (!isNum(item) || !item.whole || item.num < 0) {
+          const size = asTyped(item);
+          if (!isNum(size) || !size.whole || size.num < 0) {
             throw new Unreadable("expected " + what + "; entry " + position + " is " + described(item));
           }
-          return item.num;
+          return size.num;
         });
       },
       agrees: function (given, expected) { return given.length === expected.length && given.every(function (g, i) { return g === expected[i]; }); },
@@ -175,14 +201,15 @@
           const hint = isNum(raw) && raw.whole ? "; answer with the option's letter in quotes" : "";
           throw new Unreadable("expected " + this.describe(kind) + ", got " + described(raw) + hint);
         }
-        const letter = /^\s*\(?\s*([A-Za-z])\s*[).]?\s*$/.exec(raw);
+        const text = unquoted(raw);
+        const letter = /^\(?\s*([A-Za-z])(?:\s*[).])?$/.exec(text);
         if (letter && letters.indexOf(letter[1].toUpperCase()) >= 0) return letters.indexOf(letter[1].toUpperCase());
-        const labelled = /^\s*\(?\s*([A-Za-z])\s*[).]\s+(.+)$/.exec(raw);
+        const labelled = /^\(?\s*([A-Za-z])\s*[).]\s+(\S.*)$/.exec(text);
         if (labelled && letters.indexOf(labelled[1].toUpperCase()) >= 0) {
           const index = letters.indexOf(labelled[1].toUpperCase());
           if (plainWords(labelled[2]) === plainWords(kind.options[index])) return index;
         }
-        const wanted = plainWords(raw);
+        const wanted = plainWords(text);
         for (let index = 0; index < kind.options.length; index++) {
           if (plainWords(kind.options[index]) === wanted) return index;
         }
@@ -193,11 +220,6 @@
     },
   };
 
-  function looksNumeric(text) {  // Python's float(text) accepts it
-    const t = text.trim().replace(/_/g, "");
-    return /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(t) || /^[+-]?(?:inf|infinity|nan)$/i.test(t);
-  }
-
   function plainWords(text) {  // kinds._plain_words (str.casefold, close enough to lowercase here)
     return text.toLowerCase().split(/\s+/).filter(Boolean).join(" ").replace(/\.+$/, "");
   }
@@ -206,7 +228,7 @@
   function judge(data, typed) {
     const kind = data.kind, rules = KINDS[kind.type];
     const raw = readTyped(typed);
-    if (raw === null) return { outcome: "not_answered", message: data.prompt + " Answer with " + rules.describe(kind) + "." };
+    if (raw === null || (typeof raw === "string" && !raw.trim())) return { outcome: "not_answered", message: data.prompt + " Answer with " + rules.describe(kind) + "." };
     let given;
     try {
       given = rules.read(raw, kind);

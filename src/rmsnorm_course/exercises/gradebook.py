@@ -1,0 +1,130 @@
+"""A class graded in one run: every answers file judged by the same registry, a row each, and a tally per exercise.
+
+The pytest grader (``exercises/`` at the repository root) grades one file, one test
+per exercise. An instructor with a folder of files wants one table instead, from one
+process: each file is read and judged exactly as the grader does (``AnswerSheet``),
+a file that cannot be read becomes a row that says why, and the others go on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .answers import AnswerSheet
+from .feedback import Outcome, Verdict
+from .registry import EXERCISES
+
+SUFFIX = ".toml"  # a folder stands for the answer files in it with this suffix
+
+
+@dataclass(frozen=True)
+class GradedFile:
+    """One answers file: its sheet and a verdict on every exercise, in the registry's order."""
+
+    sheet: AnswerSheet
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def path(self) -> Path:
+        return self.sheet.path
+
+    @property
+    def score(self) -> int:
+        return sum(verdict.correct for verdict in self.verdicts)
+
+    def problems(self) -> list[str]:
+        return self.sheet.problems()
+
+
+def answer_files(sources: Iterable[str | Path]) -> list[Path]:
+    """The files to grade: a folder stands for its ``*.toml`` files in name order; any other path for itself.
+
+    A path that does not exist is kept, so that its row can say so.
+    """
+    found: list[Path] = []
+    for source in map(Path, sources):
+        if source.is_dir():
+            found += sorted(path for path in source.iterdir() if path.suffix == SUFFIX and not path.is_dir())
+        else:
+            found.append(source)
+    return found
+
+
+def grade_file(path: str | Path) -> GradedFile:
+    """Read one file (never run, never written) and judge every exercise in it."""
+    sheet = AnswerSheet.read(path)
+    return GradedFile(sheet, tuple(sheet.grade(exercise_id) for exercise_id in EXERCISES))
+
+
+def grade_files(paths: Iterable[str | Path]) -> list[GradedFile]:
+    """Every file graded in turn, in this process; an unreadable one is a row that says why."""
+    return [grade_file(path) for path in paths]
+
+
+@dataclass(frozen=True)
+class ExerciseTally:
+    """One exercise across a class: how many files got each outcome, and the most common wrong answer."""
+
+    exercise_id: str
+    counts: Mapping[Outcome, int]
+    common_wrong: str | None = None  # as the grader shows answers: 25, [0.600000, 0.800000], B) ...
+    common_count: int = 0
+    note: str | None = None  # the known slip behind that answer, or None when it matches none
+
+    @property
+    def files(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def right(self) -> int:
+        return self.counts[Outcome.CORRECT]
+
+    def share(self, outcome: Outcome) -> float:
+        """The fraction of files with this outcome (0 for an empty class)."""
+        return self.counts[outcome] / self.files if self.files else 0.0
+
+
+def tally(graded: Sequence[GradedFile]) -> list[ExerciseTally]:
+    """Each exercise's outcomes across the class; ties between wrong answers go to the first file's."""
+    tallies = []
+    for position, exercise_id in enumerate(EXERCISES):
+        verdicts = [file.verdicts[position] for file in graded]
+        counts = Counter({outcome: 0 for outcome in Outcome})
+        counts.update(verdict.outcome for verdict in verdicts)
+        wrong = [verdict for verdict in verdicts if verdict.outcome is Outcome.WRONG]
+        if not wrong:
+            tallies.append(ExerciseTally(exercise_id, dict(counts)))
+            continue
+        answer, count = Counter(verdict.answer for verdict in wrong).most_common(1)[0]
+        slips = next(verdict.slips for verdict in wrong if verdict.answer == answer)
+        tallies.append(ExerciseTally(exercise_id, dict(counts), answer, count, " ".join(slips) or None))
+    return tallies
+
+
+HEADER = ("file", "score", "out of", *EXERCISES, "problems")
+
+
+def csv_text(graded: Sequence[GradedFile]) -> str:
+    """The gradebook as CSV: a row per file with its score and each exercise's verdict word.
+
+    Cells that begin like a spreadsheet formula (``=``, ``+``, ``-``, ``@``) get a
+    leading apostrophe, so that a file name or a problem quoted from a file is shown,
+    never evaluated.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(HEADER)
+    for file in graded:
+        words = [verdict.outcome.value for verdict in file.verdicts]
+        problems = " | ".join(file.problems())
+        writer.writerow([_cell(str(file.path)), file.score, len(EXERCISES), *words, _cell(problems)])
+    return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

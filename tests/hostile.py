@@ -1,0 +1,115 @@
+"""Hostile answers files: the bytes of each, words its report must hold, and the score it must get.
+
+One table for every way in: ``AnswerSheet.read`` (test_toml_reader), the pytest grader
+(test_grader) and the gradebook (test_gradebook). A file the grader refuses whole
+scores 0; a file with one hostile answer among the reference answers scores M - 1;
+the score is known from how the file is built, never read from the grader.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from rmsnorm_course.exercises.answers import answers_file
+from rmsnorm_course.exercises.registry import EXERCISES
+
+M = len(EXERCISES)
+SOLUTIONS = answers_file(solutions=True)
+MiB = 2**20
+
+
+def with_answer(exercise_id: str, value: str, text: str = SOLUTIONS) -> str:
+    """The reference answers file with one answer replaced by ``value`` (TOML text)."""
+    replaced, count = re.subn(rf"^{exercise_id} = .*$", lambda _: f"{exercise_id} = {value}", text, flags=re.M)
+    assert count == 1
+    return replaced
+
+
+def line_of(text: str, start: str) -> int:
+    """The line (from 1) of the first line of ``text`` that starts with ``start``."""
+    return next(n for n, line in enumerate(text.splitlines(), start=1) if line.startswith(start))
+
+
+@dataclass(frozen=True)
+class Hostile:
+    name: str
+    content: bytes
+    says: str | None  # words the report must hold (a verdict, or a problem with the file); None: all right
+    score: int
+
+
+def without(exercise_id: str, text: str = SOLUTIONS) -> str:
+    """The reference answers file without one exercise's line."""
+    return with_answer(exercise_id, '""', text).replace(f'{exercise_id} = ""\n', "")
+
+
+def _text(name: str, text: str, says: str | None, score: int) -> Hostile:
+    return Hostile(name, text.encode("utf-8"), says, score)
+
+
+_RANDOM = np.random.default_rng(15).integers(0, 256, 4096, dtype=np.uint8).tobytes()
+_INVALID_BYTES = SOLUTIONS.encode().replace(b"\n", b"\nbad = '\xff\xfe'\n", 1)  # on line 2
+_TWICE = SOLUTIONS + "mean-square = 25\n"
+
+HOSTILE = [
+    _text("deep-arrays", "mean-square = " + "[" * 500 + "]" * 500 + "\n", "nests arrays 500 deep (line 1)", 0),
+    _text("deep-inline-tables", "mean-square = " + "{a = " * 500 + "1" + "}" * 500, "inline tables 500 deep", 0),
+    _text("deep-mixed", "x = " + "[{a = " * 300 + "1" + "}]" * 300 + "\n", "arrays and inline tables 600 deep", 0),
+    _text("deep-after-answers", SOLUTIONS + "notes = " + "[" * 100_000 + "]" * 100_000, "nests arrays 100000 deep", 0),
+    _text("one-past-the-depth-limit", "mean-square = " + "[" * 17 + "]" * 17, "nests arrays 17 deep", 0),
+    _text(
+        "at-the-depth-limit",
+        with_answer("mean-square", "[" * 16 + "]" * 16),
+        "expected a number, like 0.5, got a list of 1 value",
+        M - 1,
+    ),
+    _text("brackets-hidden-in-a-quote-trick", 'notes = ["""x"""", ' + "[" * 500 + "]" * 501, "arrays 501 deep", 0),
+    _text("megabytes", SOLUTIONS + "# " + "x" * (3 * MiB), "MiB, more than the 256 KiB the grader reads", 0),
+    Hostile("one-long-line", b"a" * (5 * MiB), "is 5 MiB, more than the 256 KiB the grader reads", 0),
+    Hostile("invalid-bytes", _INVALID_BYTES, "is not UTF-8 text: byte 0xff on line 2 is not UTF-8", 0),
+    Hostile("random-bytes", _RANDOM, "is not UTF-8 text", 0),
+    Hostile("utf-16", SOLUTIONS.encode("utf-16"), "is UTF-16 text; expected a TOML file saved as UTF-8", 0),
+    Hostile("nul-byte", b"mean-square = 12.5\x00\n", "is not valid TOML", 0),
+    _text("control-character", with_answer("mean-square", '"12.5\x07"'), "is not valid TOML", 0),
+    _text(
+        "duplicate-key",
+        _TWICE,
+        f"mean-square is given twice, on lines {line_of(_TWICE, 'mean-square')} and {len(_TWICE.splitlines())}",
+        0,
+    ),
+    _text("duplicate-table", "[notes]\n[notes]\n", "notes is given twice, on lines 1 and 2", 0),
+    _text("date", with_answer("mean-square", "1979-05-27"), "got the date 1979-05-27", M - 1),
+    _text("date-and-time", with_answer("normalized", "1979-05-27T07:32:00Z"), "the date and time 1979-05-27", M - 1),
+    _text("time", with_answer("output-shape", "07:32:00"), "got the time 07:32:00", M - 1),
+    _text(
+        "table-as-answer",
+        without("mean-square") + "[mean-square]\nvalue = 12.5\n",
+        "expected a number, like 0.5, got a table",
+        M - 1,
+    ),
+    _text("array-of-tables", without("normalized") + "[[normalized]]\nx = 1\n", "got 1 value", M - 1),
+    _text("huge-integer", with_answer("mean-square", "9" * 5000), "Exceeds the limit (4300 digits)", 0),
+    _text("huge-quoted-integer", with_answer("mean-square", '"' + "9" * 5000 + '"'), "inf is not right", M - 1),
+    _text("long-text-answer", with_answer("mean-square", '"' + "x" * 200_000 + '"'), "(200000 characters)", M - 1),
+    _text(
+        "long-spaced-choice",
+        with_answer("eps-near-zero", '"B)' + " " * 200_000 + 'x"'),
+        "(200003 characters)",
+        M - 1,
+    ),
+    _text("many-keys", SOLUTIONS + "".join(f"k{i} = 1\n" for i in range(20_000)), "and 19990 more keys", M),
+    _text("long-key", SOLUTIONS + '"' + "k" * 100_000 + '" = 1\n', "(100000 characters)", M),
+    _text("long-blank-line", " " * 200_000 + "\n" + SOLUTIONS, None, M),
+    _text("escaped-quotes", 'mean-square = "' + '\\"' * 100_000 + "\n", "is not valid TOML", 0),
+    _text("unclosed-multi-line-string", 'mean-square = """' + "[" * 1000, "is not valid TOML", 0),
+    _text("brackets-in-a-string", SOLUTIONS + 'notes = "' + "[" * 1000 + '"\n', "there is no exercise 'notes'", M),
+    _text("long-dotted-key", "a" + ".a" * 20_000 + " = 1\n", "has a dotted key of 20001 parts (line 1)", 0),
+    _text("long-quoted-dotted-key", SOLUTIONS + '"a"' + ' . "a"' * 20_000 + " = 1\n", "a dotted key of 20001 parts", 0),
+    _text("dotted-key-at-the-limit", SOLUTIONS + "a" + ".a" * 15 + " = 1\n", "there is no exercise 'a'", M),
+    _text("python-code", '__import__("pathlib").Path("executed").touch()\n', "is not valid TOML", 0),
+    Hostile("empty", b"", "mean-square: not answered", 0),
+    Hostile("byte-order-mark", b"\xef\xbb\xbf" + SOLUTIONS.encode(), None, M),
+]

@@ -1,0 +1,129 @@
+"""A class graded in one run: rows that match the scores known by construction, and a tally per exercise."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from hostile import HOSTILE, M
+from submissions import generate_class, write_class
+
+from rmsnorm_course.__main__ import main
+from rmsnorm_course.exercises.feedback import Outcome
+from rmsnorm_course.exercises.gradebook import HEADER, answer_files, csv_text, grade_files, tally
+from rmsnorm_course.exercises.registry import EXERCISES
+
+CLASS = generate_class(300)
+
+
+def read_csv(text: str) -> dict[str, dict[str, str]]:
+    """File name -> its row, from gradebook CSV text."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return {Path(row["file"]).name: row for row in rows}
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """The generated class, written to a folder and graded in one run of ``python -m rmsnorm_course grade``."""
+    root = tmp_path_factory.mktemp("class")
+    paths = write_class(root / "submissions", CLASS)
+    before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
+    status = main(["grade", str(root / "submissions"), "--gradebook", str(root / "out" / "grades.csv")])
+    after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
+    return status, (root / "out" / "grades.csv").read_text(encoding="utf-8"), before == after
+
+
+def test_the_generated_class_has_every_kind_of_answer():
+    words = {word for submission in CLASS for word in submission.verdicts.values()}
+    assert words == {"correct", "wrong", "not answered", "unreadable"}
+    assert len({submission.score for submission in CLASS}) > 10
+    assert sum(submission.score == 0 for submission in CLASS) >= 6  # the files hostile whole
+
+
+def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_class):
+    status, text, unchanged = graded_class
+    assert status == 0 and unchanged
+    rows = read_csv(text)
+    assert list(rows) == [submission.name for submission in CLASS]
+    for submission in CLASS:
+        row = rows[submission.name]
+        assert int(row["score"]) == submission.score, submission.name
+        assert row["out of"] == str(M)
+        assert {exercise_id: row[exercise_id] for exercise_id in EXERCISES} == submission.verdicts, submission.name
+
+
+def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded_class):
+    _, text, _ = graded_class
+    rows = read_csv(text)
+    troubled = {name for name, row in rows.items() if row["problems"]}
+    refused = {s.name for s in CLASS if set(s.verdicts.values()) == {"unreadable"}}
+    assert troubled == refused and len(refused) == 6
+    assert "nests arrays 500 deep" in rows["student-016.toml"]["problems"]
+    assert sum(int(row["score"]) > 0 for row in rows.values()) == len(CLASS) - len(refused)
+
+
+def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
+    _, text, _ = graded_class
+    assert text.splitlines()[0].split(",") == ["file", "score", "out of", *EXERCISES, "problems"]
+    assert HEADER == ("file", "score", "out of", *EXERCISES, "problems")
+
+
+def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
+    answers = {"a": "25", "b": "25", "c": "13", "d": '""', "e": "12.5", "f": '"12.5"', "g": '"twelve"'}
+    paths = []
+    for name, value in answers.items():
+        paths.append(tmp_path / f"{name}.toml")
+        paths[-1].write_text(f"mean-square = {value}\n", encoding="utf-8")
+    (mean_square, reciprocal, *_) = tally(grade_files(paths))
+    assert mean_square.counts == {
+        Outcome.CORRECT: 2,
+        Outcome.WRONG: 3,
+        Outcome.NOT_ANSWERED: 1,
+        Outcome.UNREADABLE: 1,
+    }
+    assert (mean_square.common_wrong, mean_square.common_count) == ("25", 2)
+    assert mean_square.note == "That is the sum of the squares; the mean divides it by d."
+    assert mean_square.share(Outcome.CORRECT) == pytest.approx(2 / 7)
+    assert reciprocal.counts[Outcome.NOT_ANSWERED] == 7 and reciprocal.common_wrong is None
+
+
+def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):
+    path = tmp_path / "a.toml"
+    path.write_text("mean-square = 13\n", encoding="utf-8")
+    (mean_square, *_) = tally(grade_files([path]))
+    assert (mean_square.common_wrong, mean_square.note) == ("13", None)
+
+
+def test_a_folder_stands_for_its_toml_files_in_name_order(tmp_path):
+    for name in ("b.toml", "a.toml", "notes.txt", "c.TOML.bak"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    (tmp_path / "nested.toml").mkdir()
+    listed = answer_files([tmp_path, tmp_path / "missing.toml", tmp_path / "notes.txt"])
+    assert listed == [tmp_path / "a.toml", tmp_path / "b.toml", tmp_path / "missing.toml", tmp_path / "notes.txt"]
+
+
+def test_a_missing_file_is_a_row_that_says_so(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text("mean-square = 12.5\n", encoding="utf-8")
+    rows = read_csv(csv_text(grade_files([tmp_path / "gone.toml", good])))
+    assert rows["gone.toml"]["score"] == "0" and "cannot open" in rows["gone.toml"]["problems"]
+    assert rows["good.toml"]["score"] == "1" and rows["good.toml"]["mean-square"] == "correct"
+
+
+def test_every_hostile_file_is_a_row_with_its_score(tmp_path):
+    paths = []
+    for hostile in HOSTILE:
+        paths.append(tmp_path / f"{hostile.name}.toml")
+        paths[-1].write_bytes(hostile.content)
+    rows = read_csv(csv_text(grade_files(paths)))
+    assert {name: int(row["score"]) for name, row in rows.items()} == {f"{h.name}.toml": h.score for h in HOSTILE}
+
+
+def test_a_cell_that_looks_like_a_formula_is_shown_not_evaluated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("=HYPERLINK(1).toml").write_text('"=1+1" = 2\n', encoding="utf-8")
+    (row,) = csv.DictReader(io.StringIO(csv_text(grade_files(["=HYPERLINK(1).toml"]))))
+    assert row["file"] == "'=HYPERLINK(1).toml"
+    assert row["problems"].startswith("'=HYPERLINK(1).toml, line 1: there is no exercise '=1+1'")

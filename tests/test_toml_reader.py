@@ -1,0 +1,160 @@
+"""The hardened reader: every hostile file ends in verdicts and a score, and is left as it was."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+from hostile import HOSTILE, SOLUTIONS, Hostile, M
+
+from rmsnorm_course.exercises.answers import AnswerSheet
+from rmsnorm_course.exercises.errors import AnswersFileError
+from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.exercises.toml_reader import MAX_BYTES, MAX_DEPTH, key_lines, nesting, parse, read_text
+
+
+def report(sheet: AnswerSheet) -> tuple[str, int]:
+    """Everything the grader would say about a sheet, and its score."""
+    verdicts = [sheet.grade(exercise_id) for exercise_id in EXERCISES]
+    lines = [sheet.explain(verdict) for verdict in verdicts] + sheet.problems()
+    return "\n".join(lines), sum(verdict.correct for verdict in verdicts)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=[h.name for h in HOSTILE])
+def test_a_hostile_file_ends_in_verdicts_and_its_score_and_is_left_alone(tmp_path, monkeypatch, hostile: Hostile):
+    monkeypatch.chdir(tmp_path)  # where code in the file would leave its mark, were it run
+    path = tmp_path / "answers.toml"
+    path.write_bytes(hostile.content)
+    path.chmod(stat.S_IRUSR)  # read-only: any attempt to write would fail loudly
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    said, score = report(AnswerSheet.read(path))
+    assert score == hostile.score
+    if hostile.says is not None:
+        assert hostile.says in said
+    assert len(said) < 20_000  # a few lines per exercise, however large the file
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    assert sorted(os.listdir(tmp_path)) == ["answers.toml"]
+
+
+def test_the_hostile_table_covers_each_kind_of_refusal():
+    said = " ".join(h.says or "" for h in HOSTILE)
+    for refusal in ("deep", "MiB", "not UTF-8", "UTF-16", "given twice", "not valid TOML", "date", "a table"):
+        assert refusal in said
+
+
+def test_the_limits_leave_room_for_any_answers_file():
+    assert len(SOLUTIONS.encode()) * 10 < MAX_BYTES
+    assert nesting(SOLUTIONS).depth == 1 < MAX_DEPTH
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "line"),
+    [
+        ("mean-square = 0.5\n", 2, 1),  # a float is two parts of a dotted run
+        ("a.b.c = 1\n", 3, 1),
+        ("\na . \"b.c\" . 'd' = 1\n", 3, 2),
+        ("[x.y.z.w]\n", 4, 1),
+        ("x = {a.b = 1}\n", 2, 1),
+        ('a = "p.q.r.s"\n', 1, 1),
+        ("a = 1 # p.q.r.s\n", 1, 1),
+        ("a. = 1\n", 1, 1),
+        ("a = 1979-05-27T07:32:00.5\n", 2, 1),
+    ],
+)
+def test_nesting_counts_the_parts_of_the_longest_dotted_run(text, parts, line):
+    found = nesting(text)
+    assert (found.key_parts, found.key_line) == (parts, line)
+
+
+@pytest.mark.parametrize(
+    ("text", "depth", "line", "what"),
+    [
+        ("a = 1\n", 0, 0, ""),
+        ("a = [1, [2, [3]]]\n", 3, 1, "arrays"),
+        ("\n\na = {b = {c = 1}}\n", 2, 3, "inline tables"),
+        ("a = [{b = [1]}]\n", 3, 1, "arrays and inline tables"),
+        ("[table]\n[[array.of.tables]]\n", 2, 2, "arrays"),
+        ("a = \"[[[[\"\nb = '{{{{'\n", 0, 0, ""),
+        ('a = """\n[[[[\n"""\n', 0, 0, ""),
+        ("a = '''[[[['''\n", 0, 0, ""),
+        ('a = """x"""" \nb = [[1]]\n', 2, 2, "arrays"),  # a multi-line string may end in a quote of its own
+        ("a = ''''x''''' \nb = [[1]]\n", 2, 2, "arrays"),
+        ('a = "\\"[[[["\n', 0, 0, ""),
+        ("a = 1 # [[[[\n", 0, 0, ""),
+        ('a = "unclosed [[[[\nb = [1]\n', 1, 2, "arrays"),  # an unclosed string ends with its line
+        ("]]]] a = [1]\n", 1, 1, "arrays"),
+    ],
+)
+def test_nesting_counts_brackets_outside_strings_and_comments(text, depth, line, what):
+    found = nesting(text)
+    assert (found.depth, found.line, found.what) == (depth, line, what)
+
+
+def test_nesting_agrees_with_the_parser_on_what_is_a_string():
+    text = 'a = ["[", \'{\', """]\n[""", [1, [2]]]\n# ]]]]\n'
+    assert tomllib.loads(text)["a"][3] == [1, [2]]
+    assert nesting(text).depth == 3
+
+
+def test_the_depth_limit_is_refused_one_past_it_only():
+    at_limit = "a = " + "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    assert parse(at_limit, Path("answers.toml"))["a"] != []
+    with pytest.raises(AnswersFileError, match=rf"nests arrays {MAX_DEPTH + 1} deep \(line 1\)"):
+        parse("a = " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), Path("answers.toml"))
+
+
+def test_the_dotted_key_limit_is_refused_one_past_it_only():
+    key = ".".join(["a"] * MAX_DEPTH)
+    value = parse(f"{key} = 1", Path("answers.toml"))
+    for _ in range(MAX_DEPTH):
+        value = value["a"]
+    assert value == 1
+    with pytest.raises(AnswersFileError, match=rf"has a dotted key of {MAX_DEPTH + 1} parts \(line 1\)"):
+        parse(f"a.{key} = 1", Path("answers.toml"))
+
+
+def test_the_size_limit_is_refused_one_byte_past_it_only(tmp_path):
+    at_limit = tmp_path / "at.toml"
+    at_limit.write_bytes(b"#" * MAX_BYTES)
+    assert read_text(at_limit) == "#" * MAX_BYTES
+    past = tmp_path / "past.toml"
+    past.write_bytes(b"#" * (MAX_BYTES + 1))
+    with pytest.raises(AnswersFileError, match=r"is 256.001 KiB, more than the 256 KiB the grader reads"):
+        read_text(past)
+
+
+def test_a_folder_is_no_answers_file(tmp_path):
+    with pytest.raises(AnswersFileError, match="is a folder; expected a TOML file"):
+        read_text(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
+def test_a_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    pipe = tmp_path / "answers.toml"
+    os.mkfifo(pipe)
+    with pytest.raises(AnswersFileError, match="is not a regular file; expected a TOML file"):
+        read_text(pipe)
+
+
+def test_a_missing_file_says_so(tmp_path):
+    with pytest.raises(AnswersFileError, match=r"cannot open .*nowhere\.toml: No such file or directory"):
+        read_text(tmp_path / "nowhere.toml")
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "answers.toml"
+    path.write_bytes(b"\xef\xbb\xbfmean-square = 12.5\n")
+    assert read_text(path) == "mean-square = 12.5\n"
+
+
+def test_key_lines_find_bare_quoted_and_table_keys():
+    text = '# a comment\nmean-square = 1\n\n"grad-x" = [1, 2]\n[extra]\nsub = 1\n  [[ more ]]\n'
+    assert key_lines(text) == {"mean-square": 2, "grad-x": 4, "extra": 5, "sub": 6, "more": 7}
+
+
+def test_the_reference_answers_read_in_full():
+    assert parse(SOLUTIONS, Path("solutions.toml")) == tomllib.loads(SOLUTIONS)
+    assert len(parse(SOLUTIONS, Path("solutions.toml"))) == M
