@@ -8,6 +8,8 @@ import pytest
 from rmsnorm_course import check
 from rmsnorm_course.exercises.errors import UnknownExercise
 from rmsnorm_course.exercises.feedback import Outcome, reference
+from rmsnorm_course.exercises.kinds import Choice
+from rmsnorm_course.exercises.registry import EXERCISES
 
 
 @pytest.mark.parametrize(
@@ -147,3 +149,14 @@ def test_reference_shows_the_answer_and_explanation():
     verdict = reference("grad-x")
     assert verdict.correct and verdict.answer == "[0.407293, -0.305470]"
     assert "central differences agree on 2 of 2" in verdict.message
+
+
+@pytest.mark.parametrize("exercise", [e for e in EXERCISES.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id)
+def test_every_wrong_option_gets_its_own_note(exercise):
+    solution = exercise.solve()
+    noted = {exercise.kind.read(value): note for value, note in solution.pitfalls}
+    assert set(noted) == set(range(len(exercise.kind.options))) - {solution.answer}
+    for index, note in noted.items():
+        verdict = check(exercise.id, exercise.kind.letters[index])
+        assert verdict.outcome is Outcome.WRONG and verdict.slips == (note,)
+        assert verdict.message.startswith(note)

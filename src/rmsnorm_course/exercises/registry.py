@@ -47,6 +47,11 @@ class Solution:
     pitfalls: tuple[tuple[object, str], ...] = ()
 
 
+def _wrong_choices(options: tuple[str, ...], notes: dict[str, str], right: int) -> tuple[tuple[str, str], ...]:
+    """The pitfalls of a choice: each wrong option with a note on why that reading fails."""
+    return tuple((option, notes[option]) for index, option in enumerate(options) if index != right and option in notes)
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One prediction: what is asked, what kind of answer it takes, a hint, and how to solve it."""
@@ -242,6 +247,14 @@ EPS_OPTIONS = (
     "float64 cannot represent numbers as small as 0.0003",
     "the gain is applied before the RMS is taken",
 )
+EPS_NOTES = {
+    EPS_OPTIONS[0]: "eps is not added to x: it sits under the square root, inside the one statistic of the row.",
+    EPS_OPTIONS[2]: "float64 holds 0.0003 with room to spare (its smallest normal number is about 2e-308); "
+    "the change comes from the formula, not the format.",
+    EPS_OPTIONS[
+        3
+    ]: "The gain multiplies x-hat after the RMS is taken, and the question is about x-hat, before the gain.",
+}
 
 
 @exercise(
@@ -259,12 +272,24 @@ def _eps_near_zero() -> Solution:
         f"eps sits under the square root beside the mean square: {ms_ordinary:g} + {EPS:g} barely changes, "
         f"{ms_tiny:.3g} + {EPS:g} is mostly eps. Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
         f"{production.max_difference:.2e}, and x-hat of {_nums(TINY)} by {near_zero.max_difference:.6f}.",
+        _wrong_choices(EPS_OPTIONS, EPS_NOTES, 1),
     )
 
 
 # --- the all-zero row ----------------------------------------------------------
 
 ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
+ZERO_ROW_NOTES = {  # by eps > 0, then by eps = 0
+    True: {
+        ZERO_ROW_OPTIONS[1]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
+        ZERO_ROW_OPTIONS[2]: "With eps > 0 the division is well defined for every row, so nothing here needs refusing.",
+    },
+    False: {
+        ZERO_ROW_OPTIONS[0]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
+        ZERO_ROW_OPTIONS[1]: "NaN is what 0 / 0 gives in plain floating point, and it would spread through every "
+        "later layer; look at what this package does before it divides.",
+    },
+}
 
 
 def _zero_row_outcome(eps: float) -> tuple[int, str]:
@@ -289,7 +314,11 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
 )
 def _zero_row_positive_eps() -> Solution:
     index, quoted = _zero_row_outcome(EPS)
-    return Solution(index, f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.")
+    return Solution(
+        index,
+        f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.",
+        _wrong_choices(ZERO_ROW_OPTIONS, ZERO_ROW_NOTES[True], index),
+    )
 
 
 @exercise(
@@ -303,6 +332,7 @@ def _zero_row_zero_eps() -> Solution:
     return Solution(
         index,
         f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0; the package refuses rather than return NaN.",
+        _wrong_choices(ZERO_ROW_OPTIONS, ZERO_ROW_NOTES[False], index),
     )
 
 
@@ -314,6 +344,12 @@ CENTERING_OPTIONS = (
     "it keeps the mean but uses statistics of the other examples in the batch",
     "neither: it rescales each example by that example's own RMS and keeps its mean",
 )
+CENTERING_NOTES = {
+    CENTERING_OPTIONS[0]: "That describes BatchNorm, which centers each feature with the statistics of the batch.",
+    CENTERING_OPTIONS[1]: "That describes LayerNorm, which subtracts each example's own mean.",
+    CENTERING_OPTIONS[2]: "A statistic shared across the batch would make an example's output depend on its "
+    "companions; look at which numbers enter the mean square.",
+}
 
 
 @exercise(
@@ -333,6 +369,7 @@ def _centering_and_batch() -> Solution:
         f"{_nums(example.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
         f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
         f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
+        _wrong_choices(CENTERING_OPTIONS, CENTERING_NOTES, index),
     )
 
 
@@ -389,6 +426,11 @@ POLICY_OPTIONS = (
     "the gain has no gradient, so decay would be its only update",
     "weight decay is applied inside the forward pass",
 )
+POLICY_NOTES = {
+    POLICY_OPTIONS[0]: "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay, so nothing cancels it.",
+    POLICY_OPTIONS[2]: "The gain does get a gradient: each g_i multiplies an output, so the loss depends on it.",
+    POLICY_OPTIONS[3]: "Weight decay shrinks parameters in the optimizer's update step, not in the forward pass.",
+}
 
 
 @exercise(
@@ -411,6 +453,7 @@ def _no_decay_policy() -> Solution:
         f"{example.GAIN_NAME} (shape {gain.value.shape}) lands in the no-decay group; passing no_decay=[] moves it "
         "to the decay group, and the layer computes exactly the same output either way. The gain does get a "
         f"gradient ({fmt(grad_gain)} in the worked example).",
+        _wrong_choices(POLICY_OPTIONS, POLICY_NOTES, 1),
     )
 
 
@@ -420,6 +463,13 @@ PLACEMENT_OPTIONS = (
     "at the output of the learned branch: h = h + RMSNorm(F(h))",
     "on both paths: h = RMSNorm(h) + F(RMSNorm(h))",
 )
+PLACEMENT_NOTES = {
+    PLACEMENT_OPTIONS[0]: "That is post-norm: the norm sits on the stream itself, after each addition.",
+    PLACEMENT_OPTIONS[2]: "Normalizing the branch's output fixes the size of what it adds, but the branch still "
+    "reads the raw stream.",
+    PLACEMENT_OPTIONS[3]: "Normalizing both paths replaces the stream by a normalized copy, so the identity path "
+    "no longer carries h.",
+}
 
 
 @exercise(
@@ -445,6 +495,7 @@ def _pre_norm_placement() -> Solution:
         f"keeps its own scale (mean squares {fmt(np.mean(np.square(x), axis=-1))} in, "
         f"{fmt(np.mean(np.square(trace.h), axis=-1))} after the branch is added), because the identity path "
         "is never normalized. LLaMA normalizes the input of each sublayer the same way.",
+        _wrong_choices(PLACEMENT_OPTIONS, PLACEMENT_NOTES, matches[0]),
     )
 
 
@@ -535,6 +586,16 @@ def _crossover_rms() -> Solution:
 
 
 BATCH_OPTIONS = ("BatchNorm only", "LayerNorm only", "RMSNorm only", "all three", "none of them")
+BATCH_NOTES = {
+    BATCH_OPTIONS[
+        1
+    ]: "LayerNorm's mean and variance come from the anchor's own features; a companion cannot reach them.",
+    BATCH_OPTIONS[2]: "RMSNorm's mean square comes from the anchor's own features; a companion cannot reach it.",
+    BATCH_OPTIONS[3]: "LayerNorm and RMSNorm take their statistics across one example's features; "
+    "can a companion change those?",
+    BATCH_OPTIONS[4]: "One of the three takes its statistics across the examples of the batch, so the companion "
+    "enters them.",
+}
 
 
 @exercise(
@@ -552,14 +613,23 @@ def _companion_changes() -> Solution:
         not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself),
     )
     index = {(True, False, False): 0, (False, True, False): 1, (False, False, True): 2, (True, True, True): 3}
+    right = index.get(changed, 4)
     return Solution(
-        index.get(changed, 4),
+        right,
         f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
         f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times.",
+        _wrong_choices(BATCH_OPTIONS, BATCH_NOTES, right),
     )
 
 
 DTYPE_OPTIONS = ("int64", "float16", "float32", "float64")
+DTYPE_NOTES = {
+    DTYPE_OPTIONS[0]: "x / RMS is rarely a whole number, so an integer output would round the result away.",
+    DTYPE_OPTIONS[1]: "float16 overflows above 65504 and keeps about three digits; the policy never narrows "
+    "integers that far.",
+    DTYPE_OPTIONS[2]: "int64 values can need more than float32's 24 significant bits; the policy does not risk "
+    "losing them.",
+}
 
 
 @exercise(
@@ -570,9 +640,11 @@ DTYPE_OPTIONS = ("int64", "float16", "float32", "float64")
 )
 def _integer_dtype() -> Solution:
     dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
+    right = DTYPE_OPTIONS.index(str(dtype))
     return Solution(
-        DTYPE_OPTIONS.index(str(dtype)),
+        right,
         f"rms_norm(np.array({_nums(X)}, dtype=int64)) returns {dtype}: integers and bools are computed in float64.",
+        _wrong_choices(DTYPE_OPTIONS, DTYPE_NOTES, right),
     )
 
 
@@ -642,6 +714,12 @@ def _normalized_mean_square() -> Solution:
 
 
 SQUARE_OPTIONS = ("90000", "65504, the largest float16", "inf", "nan")
+SQUARE_NOTES = {
+    SQUARE_OPTIONS[0]: "90000 is the exact square, but it is larger than any finite float16 can be.",
+    SQUARE_OPTIONS[1]: "Floating point does not stop at its largest value: a result too large to hold is not "
+    "clamped to it.",
+    SQUARE_OPTIONS[3]: "NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one.",
+}
 
 
 @exercise(
@@ -658,6 +736,7 @@ def _half_square() -> Solution:
         index,
         f"np.square(np.float16(300)) is {square}: 90000 is beyond float16's largest value, 65504, so it overflows. "
         "That is why float16 input is computed in float32.",
+        _wrong_choices(SQUARE_OPTIONS, SQUARE_NOTES, index),
     )
 
 
