@@ -63,7 +63,7 @@ def test_size_sweep_derived_figures_follow_from_its_times():
         cost.PACKAGE: np.array([4.0, 2.0]),
         cost.FORMULA: np.array([2.0, 6.0]),
     }
-    sweep = cost.SizeSweep(nbytes=np.array([1024, 4096]), elements=np.array([256, 1024]), seconds=seconds)
+    sweep = cost.SizeSweep(elements=np.array([256, 1024]), seconds=seconds)
     np.testing.assert_array_equal(sweep.speedup(cost.PACKAGE), [0.5, 3.0])
     np.testing.assert_array_equal(sweep.slower_than_formula(cost.PACKAGE), [1024])
     np.testing.assert_array_equal(sweep.nanoseconds_per_element(cost.COPY), [1e9 / 256, 1e9 / 1024])

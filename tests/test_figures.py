@@ -87,7 +87,7 @@ def test_size_sweep_figure_plots_nanoseconds_per_element_with_a_style_per_conten
         cost.PACKAGE: np.array([4e-6, 2e-5]),
         cost.FORMULA: np.array([2e-6, 5e-5]),
     }
-    sweep = cost.SizeSweep(nbytes=np.array([2**20, 2**22]), elements=np.array([2**18, 2**20]), seconds=seconds)
+    sweep = cost.SizeSweep(elements=np.array([2**18, 2**20]), seconds=seconds)
     ax = figures.size_sweep_figure(sweep).axes[0]
     lines = ax.get_lines()
     assert [line.get_label() for line in lines] == list(seconds)

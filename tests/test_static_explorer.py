@@ -72,3 +72,10 @@ def test_the_widget_offers_both_the_live_widget_and_the_static_page():
     bundle = ScaleExplorer()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "rmsnorm-explorer" in bundle["text/html"]
+
+
+def test_the_bars_scale_comes_from_python(fragment):
+    config = json.loads(fragment.find("script", type="application/json").string)
+    for name, values in VECTORS.items():
+        x = np.array(values)
+        assert config["bar_limits"][name] == pytest.approx(np.max(np.abs(x)) / np.sqrt(np.mean(x**2)), rel=1e-14)

@@ -68,6 +68,7 @@ FORWARD, BACKWARD = "forward", "backward"
 COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "rms_norm into out", "rms_norm"
 FORMULA, LAYER_FORMULA = "RMSNorm formula", "LayerNorm formula"
 COST_SHAPE = (4, 1024, 2048)  # batch, tokens, width: 32 MiB of float32, more than this machine's caches hold
+FLOAT32_BYTES = np.dtype(np.float32).itemsize
 SWEEP_WIDTH, SWEEP_ROWS = 1024, (16, 64, 256, 1024, 4096, 8192)  # float32 inputs of 64 KiB to 32 MiB
 
 
@@ -114,11 +115,14 @@ def cost_ratios(
 
 @dataclass(frozen=True)
 class SizeSweep:
-    """Forward times of the copy, the package and the formula at growing input sizes."""
+    """Forward times of the copy, the package and the formula at growing float32 input sizes."""
 
-    nbytes: np.ndarray  # bytes of x at each size
-    elements: np.ndarray
+    elements: np.ndarray  # elements of x at each size
     seconds: dict[str, np.ndarray]  # contender -> median seconds at each size
+
+    @property
+    def nbytes(self) -> np.ndarray:
+        return self.elements * FLOAT32_BYTES
 
     def nanoseconds_per_element(self, name: str) -> np.ndarray:
         return 1e9 * self.seconds[name] / self.elements
@@ -134,7 +138,7 @@ class SizeSweep:
 
 def sweep_nbytes(rows: tuple[int, ...] = SWEEP_ROWS, width: int = SWEEP_WIDTH) -> np.ndarray:
     """The bytes of x at each size the sweep times (float32)."""
-    return np.array(rows) * width * np.dtype(np.float32).itemsize
+    return np.array(rows) * width * FLOAT32_BYTES
 
 
 def size_sweep(
@@ -146,7 +150,4 @@ def size_sweep(
         x, _, gain, _ = _batch((count, width), np.float32, seed)
         for name, span in median_seconds(_forward_runs(x, gain, np.empty_like(x)), repeats).items():
             seconds[name].append(span)
-    elements = np.array(rows) * width
-    return SizeSweep(
-        elements * np.dtype(np.float32).itemsize, elements, {name: np.array(spans) for name, spans in seconds.items()}
-    )
+    return SizeSweep(np.array(rows) * width, {name: np.array(spans) for name, spans in seconds.items()})

@@ -155,21 +155,21 @@ def train(variant: str, setup: Setup = Setup()) -> Run:
     first = {name: np.zeros_like(value) for name, value in weights.items()}
     second = {name: np.zeros_like(value) for name, value in weights.items()}
     beta1, beta2, tiny = 0.9, 0.999, 1e-8
-    losses = []
+    losses, streams = [], []
     for step in range(1, setup.steps + 1):
         loss, grads, stream = loss_and_gradients(weights, x, targets, variant, setup)
         losses.append(loss)
-        if step == 1:
-            stream_before = stream
+        streams.append(stream)
         for name, grad in grads.items():
             first[name] = beta1 * first[name] + (1 - beta1) * grad
             second[name] = beta2 * second[name] + (1 - beta2) * grad**2
             corrected = first[name] / (1 - beta1**step)
             weights[name] -= setup.learning_rate * corrected / (np.sqrt(second[name] / (1 - beta2**step)) + tiny)
-    loss, _, stream_after = loss_and_gradients(weights, x, targets, variant, setup)
+    loss, _, stream = loss_and_gradients(weights, x, targets, variant, setup)
     losses.append(loss)
+    streams.append(stream)
     held_out_loss, _, _ = loss_and_gradients(weights, *task(setup, held_out=True), variant, setup)
-    return Run(variant, np.array(losses), stream_before, stream_after, held_out_loss)
+    return Run(variant, np.array(losses), streams[0], streams[-1], held_out_loss)
 
 
 def experiment(setup: Setup = Setup()) -> dict[str, Run]:

@@ -25,6 +25,7 @@ from .explorer import (
     START_VECTOR,
     VECTORS,
     ExplorerState,
+    bar_limit,
     explore,
     readout_rows,
 )
@@ -63,6 +64,7 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
     state = state or explore()
     config = {
         "vectors": VECTORS,
+        "bar_limits": {name: bar_limit(name) for name in VECTORS},  # each vector's bars keep one scale
         "rms_window": RMS_WINDOW,
         "checks": [check_values(*setting) for setting in CHECK_SETTINGS],
     }

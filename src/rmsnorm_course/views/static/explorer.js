@@ -93,10 +93,10 @@
     svg.append(svgElement("text", { x: x + 18, y: 33, ...FONT }, label));
   }
 
-  // x-hat(x) and x-hat(a*x), coordinate by coordinate, on one fixed scale per vector:
-  // the largest |x-hat_i| the vector reaches (at eps = 0), so the bars move as the controls do.
-  function drawBars(svg, x, s, scale, eps, hatch) {
-    const limit = 1.15 * Math.max(...normalize(x, 0).map(Math.abs));
+  // x-hat(x) and x-hat(a*x), coordinate by coordinate, on one fixed scale per vector
+  // (explorer.bar_limit in Python: the largest |x-hat_i| it reaches), so the bars move as the controls do.
+  function drawBars(svg, x, largest, s, scale, eps, hatch) {
+    const limit = 1.15 * largest;
     const yMin = x.some((v) => v < 0) ? -limit : 0;
     const py = panel(svg, `eps = ${g(eps, 6)}: max difference ${g(s.maxDifference, 3)}`, "coordinate i",
       "x-hat_i (before the gain)", yMin, limit);
@@ -198,7 +198,8 @@
       const s = explore(config, controls.vector.value, scale, eps);
       readouts(s, scale).forEach((text, i) => { cells[i].textContent = text; });
       controls.scale.setAttribute("aria-valuetext", "a = " + g6(scale));
-      drawBars(barsSvg, config.vectors[controls.vector.value], s, scale, eps, hatch);
+      const vector = controls.vector.value;
+      drawBars(barsSvg, config.vectors[vector], config.bar_limits[vector], s, scale, eps, hatch);
       drawCurve(curveSvg, config.rms_window, eps, s);
     }
     for (const control of Object.values(controls)) control.addEventListener("input", update);
