@@ -68,11 +68,13 @@ grade-class: $(STAMP)
 	@test -n "$(DIR)" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
 	$(BIN)/python -m rmsnorm_course grade "$(DIR)" --gradebook "$(OUT)/grades.csv" --feedback "$(OUT)/feedback"
 
-# Speed and memory against the copy limit and the peers; one thread, not part of `make test`.
-# Then 300 answer files graded in one run against one grader run per file.
+# Speed and memory against the copy limit and the peers, and rms_norm against the formula at
+# every size from 4 KiB to 32 MiB; one thread, not part of `make test`. Then 300 answer files
+# graded in one run against one grader run per file, and a clean build with its slowest pages.
 bench: $(STAMP)
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/bench.py
 	$(BIN)/python benchmarks/grade_class.py
+	$(BIN)/python benchmarks/book_build.py
 
 clean:
 	rm -rf _build

@@ -17,6 +17,8 @@ from collections.abc import Callable
 import numpy as np
 
 from rmsnorm_course import rms_norm, rms_norm_backward
+from rmsnorm_course.core.format import binary_size
+from rmsnorm_course.studies import cost
 from rmsnorm_course.studies.cost import (
     layer_norm_formula,
     layer_norm_formula_backward,
@@ -161,8 +163,29 @@ def main(argv=None) -> int:
                     targets.at_least(f"{shape} {name} naive formula / {variant}", forward[NAIVE][0] / seconds, 4.0)
                 ratio = backward[PACKAGE_BACKWARD][0] / forward[PACKAGE][0]
                 targets.at_most(f"{shape} {name} backward / forward (package, both allocating)", ratio, 2.5)
+    print_sweeps(targets)
     targets.print()
     return 0
+
+
+def print_sweeps(targets: Targets) -> None:
+    """rms_norm against the formula as written at every size of the chapter's sweep, in both dtypes."""
+    for dtype in DTYPES:
+        name = np.dtype(dtype).name
+        sweep = cost.size_sweep(dtype, repeats=15)
+        ratios = 1 / sweep.speedup(cost.PACKAGE)
+        print(f"\nrms_norm / formula, {name}, width {cost.SWEEP_WIDTH} (medians of 15 samples of >= 1 MiB each)")
+        print(f"  {'size':>8} {'rms_norm us':>12} {'formula us':>11} {'ratio':>6}")
+        for nbytes, package, formula, ratio in zip(
+            sweep.nbytes, sweep.seconds[cost.PACKAGE], sweep.seconds[cost.FORMULA], ratios
+        ):
+            print(f"  {binary_size(nbytes):>8} {package * 1e6:12.1f} {formula * 1e6:11.1f} {ratio:6.2f}")
+        worst = int(np.argmax(ratios))
+        targets.at_most(
+            f"{name} rms_norm / formula, worst size of 4 KiB..32 MiB ({binary_size(sweep.nbytes[worst])})",
+            float(ratios[worst]),
+            1.0,
+        )
 
 
 if __name__ == "__main__":

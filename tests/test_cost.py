@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from rmsnorm_course.studies import cost
 
@@ -46,15 +47,27 @@ def test_cost_ratios_are_relative_to_the_copy():
         assert all(np.isfinite(v) and v > 0 for v in ratios[direction].values())
 
 
-def test_size_sweep_times_every_contender_at_every_size():
-    rows, width = (2, 8, 32), 16
-    sweep = cost.size_sweep(rows, width, repeats=1)
-    np.testing.assert_array_equal(sweep.elements, [32, 128, 512])
-    np.testing.assert_array_equal(sweep.nbytes, [128, 512, 2048])  # float32: 4 bytes an element
-    np.testing.assert_array_equal(cost.sweep_nbytes(rows, width), sweep.nbytes)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_size_sweep_times_every_contender_at_every_size(dtype):
+    sweep = cost.size_sweep(dtype, sizes=(64, 1024, 4096), width=8, repeats=1)
+    itemsize = np.dtype(dtype).itemsize
+    np.testing.assert_array_equal(sweep.nbytes, [max(64, 8 * itemsize), 1024, 4096])  # at least one row
+    np.testing.assert_array_equal(sweep.elements * itemsize, sweep.nbytes)
     assert list(sweep.seconds) == [cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA]
     for spans in sweep.seconds.values():
         assert spans.shape == (3,) and np.all(spans > 0)
+
+
+def test_the_chapter_sweeps_from_4_kib_to_32_mib():
+    assert cost.SWEEP_BYTES[0] == 4 * 1024 and cost.SWEEP_BYTES[-1] == 32 * 1024 * 1024
+    assert all(b > a for a, b in zip(cost.SWEEP_BYTES, cost.SWEEP_BYTES[1:]))
+
+
+def test_median_seconds_divides_a_sample_of_many_calls_by_their_number():
+    calls = []
+    times = cost.median_seconds({"a": lambda: calls.append(time.sleep(0.001))}, repeats=3, warmup=0, number=5)
+    assert len(calls) == 15
+    assert 0.001 <= times["a"] < 0.005
 
 
 def test_size_sweep_derived_figures_follow_from_its_times():

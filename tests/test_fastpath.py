@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from highprecision import ulps_apart
@@ -36,13 +38,72 @@ def random_case(shape, dtype, seed=0, scale=3.0):
 # --- which path a call takes ------------------------------------------------
 
 
-def test_large_arrays_take_the_fast_path_and_small_ones_the_reference():
-    big = np.ones((80, 1000), dtype=np.float32)  # 320 kB, more than one block
+def test_ordinary_small_requests_take_the_small_route_and_anything_else_the_full_path():
+    few = np.ones((fastpath.FEW_ROWS, 8), dtype=np.float32)
+    many = np.ones((fastpath.FEW_ROWS + 1, 8))
+    assert fastpath.rms_norm_small(few, np.ones(8, np.float32), EPS) is not None
+    assert fastpath.rms_norm_small(many, None, EPS) is not None
+    assert fastpath.rms_norm_small(few[0], None, EPS) is not None  # one row, rank one
+    too_big = np.ones((2 * fastpath.BLOCK_BYTES // 64 + 1, 8))
+    declined = {
+        "more than two blocks": (too_big, None, EPS),
+        "a list": (few.tolist(), None, EPS),
+        "integers": (few.astype(np.int32), None, EPS),
+        "float16": (few.astype(np.float16), None, EPS),
+        "a scalar": (np.float64(3.0), None, EPS),
+        "a gain of another dtype": (few, np.ones(8), EPS),
+        "a gain of another width": (few, np.ones(7, np.float32), EPS),
+        "a gain with NaN": (few, np.full(8, np.nan, np.float32), EPS),
+        "an integer eps": (few, None, 0),
+        "a negative eps": (few, None, -1.0),
+        "a NaN eps": (few, None, float("nan")),
+        "no rows": (np.ones((0, 8)), None, EPS),
+        "no width": (np.ones((3, 0)), None, EPS),
+        "a NaN": (np.array([[1.0, np.nan]]), None, EPS),
+        "squares that overflow": (np.array([[1e200, 1.0]]), None, EPS),
+        "squares that overflow, among many rows": (np.vstack([many, [[1e200] * 8]]), None, EPS),
+        "a zero row at eps 0": (np.zeros((2, 4)), None, 0.0),
+        "a zero row at eps 0, among many rows": (np.vstack([many, np.zeros((1, 8))]), None, 0.0),
+    }
+    for name, (x, gain, eps) in declined.items():
+        assert fastpath.rms_norm_small(x, gain, eps) is None, name
+
+
+def test_worth_blocking_for_the_backward_means_real_arrays_of_one_shape_beyond_a_block():
+    rows = fastpath.BLOCK_BYTES // 4000 + 1
+    big = np.ones((rows, 1000), dtype=np.float32)
     assert fastpath.worth_blocking(big) and fastpath.worth_blocking(big, big)
     assert not fastpath.worth_blocking(np.ones((3, 4)))
     assert not fastpath.worth_blocking(big.tolist())
-    assert not fastpath.worth_blocking(big, np.ones((80, 999)))
+    assert not fastpath.worth_blocking(big, np.ones((rows, 999)))
     assert not fastpath.worth_blocking(big.astype(np.complex64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7,), (1, 5), (8, 64), (9, 64), (2, 3, 130), (300, 100)])
+def test_the_small_route_matches_the_reference_to_a_few_ulps(dtype, shape):
+    x, gain, _ = random_case(shape, dtype)
+    gain = gain.astype(dtype)
+    for g in (None, gain):
+        fast = fastpath.rms_norm_small(x, g, EPS)
+        reference = reference_output(x, g)
+        assert fast.dtype == reference.dtype and fast.shape == reference.shape
+        assert ulps_apart(fast, reference) <= 6
+
+
+@pytest.mark.parametrize("values", [[1e200, 1.0], [1e-200, 0.0], [np.finfo(np.float64).max, 0.0]])
+def test_rows_the_small_route_declines_are_right_and_raise_no_warning(values):
+    x = np.array([values, [3.0, 4.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = rms_norm(x, eps=1e-300)
+    assert ulps_apart(y, reference_output(x, eps=1e-300)) <= 4
+
+
+def test_a_bad_gain_on_a_small_input_gets_the_reference_error():
+    x = np.ones((2, 3))
+    for gain in (np.array([1.0, np.inf, 1.0]), np.array([np.nan, 1.0, 1.0])):
+        assert reference_error(lambda g=gain: rms_norm(x, g)) == reference_error(lambda g=gain: rms_norm_forward(x, g))
 
 
 def test_public_functions_on_a_large_input_agree_with_the_reference():
@@ -330,13 +391,10 @@ def test_the_fast_path_never_modifies_its_inputs():
         assert np.array_equal(array, copy)
 
 
-def test_blocks_are_a_32nd_of_the_input_but_never_under_the_minimum_nor_over_the_maximum():
+def test_blocks_hold_as_many_rows_as_fit_and_at_least_one():
     float32 = np.dtype(np.float32)
     row = 1024 * float32.itemsize  # 4 KiB rows
-    small = np.zeros((16, 1024), np.float32)  # 64 KiB: one block, not 16 blocks of one row
-    assert fastpath.rows_per_block(small, float32, fastpath.BLOCK_BYTES) == fastpath.MIN_BLOCK_BYTES // row == 16
-    middle = np.zeros((1024, 1024), np.float32)  # 4 MiB: a 32nd is 128 KiB
-    assert fastpath.rows_per_block(middle, float32, fastpath.BLOCK_BYTES) == 4 * 2**20 // 32 // row
-    large = np.zeros((16384, 1024), np.float32)  # 64 MiB: capped at BLOCK_BYTES
-    assert fastpath.rows_per_block(large, float32, fastpath.BLOCK_BYTES) == fastpath.BLOCK_BYTES // row
-    assert fastpath.rows_per_block(large, float32, 256) == 1  # the tests' tiny blocks still work
+    x = np.zeros((3, 1024), np.float32)
+    assert fastpath.rows_per_block(x, float32, fastpath.BLOCK_BYTES) == fastpath.BLOCK_BYTES // row
+    assert fastpath.rows_per_block(x, float32, 3 * row - 1) == 2
+    assert fastpath.rows_per_block(x, float32, 256) == 1  # the tests' tiny blocks still work

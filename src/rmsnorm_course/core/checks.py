@@ -81,6 +81,8 @@ def check_gain(gain: npt.ArrayLike) -> np.ndarray:
         raise GainShapeError(f"gain has shape {gain.shape}; expected rank one, shape (d,)")
     if gain.shape[0] == 0:
         raise EmptyFeatureWidth("gain has width 0; expected a feature width >= 1")
+    if math.isfinite(np.add.reduce(gain)):  # a finite sum has no NaN or infinity in it: one cheap pass
+        return gain
     finite = np.isfinite(gain)
     if not finite.all():
         bad = int(np.argmin(finite))

@@ -21,7 +21,8 @@ handed to the reference's own checks, so both paths raise the same errors.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+import math
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -30,8 +31,8 @@ from .checks import check_values, checked_request, output_dtype, require_finite_
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
-BLOCK_BYTES = 256 * 1024  # a block with its scratch and its output stays in a 2 MiB cache
-MIN_BLOCK_BYTES = 64 * 1024  # below this, a block's fixed bookkeeping outweighs what a smaller scratch saves
+BLOCK_BYTES = 1024 * 1024  # a block and its output stay in cache, and its fixed cost is a few microseconds
+FEW_ROWS = 8  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
 
 
 def worth_blocking(*arrays: object) -> bool:
@@ -48,6 +49,37 @@ def worth_blocking(*arrays: object) -> bool:
     return same_kind and first.nbytes > BLOCK_BYTES
 
 
+def rms_norm_small(x: object, gain: object, eps: object) -> np.ndarray | None:
+    """The cheapest correct route for an ordinary request of at most two blocks; None sends it down the full path.
+
+    It takes float32 or float64 arrays of at most ``2 * BLOCK_BYTES``, no gain or a
+    gain of their dtype and shape (d,) whose sum is finite, and a float eps in
+    [0, inf): straight-line numpy, a few calls fewer than the formula as written,
+    with no error state to set up, since the one step that can overflow is an
+    ``np.einsum``, which reports an overflow only as an infinite result.
+    A row whose mean square plus eps is not finite, or so small that its squares
+    lose digits, sends the whole request to the full path, whose checks raise
+    what the reference would.
+    """
+    if not (type(x) is np.ndarray and x.dtype.char in "fd" and type(eps) is float and 0.0 <= eps < math.inf):
+        return None
+    if not (x.ndim and x.size and x.nbytes <= 2 * BLOCK_BYTES):
+        return None
+    if gain is not None and not (
+        type(gain) is np.ndarray
+        and gain.dtype == x.dtype
+        and gain.shape == x.shape[-1:]
+        and math.isfinite(np.add.reduce(gain))  # a finite sum has no NaN or infinity in it
+    ):
+        return None
+    sums = np.einsum("...j,...j->...", x, x)  # unlike vecdot, never warns: an overflow is an infinite sum
+    inverse_rms = _inverse_rms(np.asarray(sums), x.shape[-1], eps)
+    if inverse_rms is None:
+        return None
+    y = np.multiply(x, inverse_rms)
+    return y if gain is None else np.multiply(y, gain, out=y)
+
+
 def rms_norm_blocked(
     x: npt.ArrayLike,
     gain: npt.ArrayLike | None = None,
@@ -55,43 +87,85 @@ def rms_norm_blocked(
     out: np.ndarray | None = None,
     block_bytes: int = BLOCK_BYTES,
 ) -> np.ndarray:
-    """RMSNorm of the last axis, written into ``out`` (a new array if None) block by block.
+    """RMSNorm of the last axis, written into ``out`` (a new array if None) a block of rows at a time.
 
-    Beyond the output only block-sized scratch is allocated, except that an input or
-    an ``out`` whose rows are not contiguous in memory is staged through one full copy.
+    An input of at most two blocks is one block. Beyond the output only row-sized
+    scratch is allocated (block-sized where the dtype is converted), except that an
+    ``out`` whose rows are not contiguous in memory is staged through one full copy.
     """
     callers_gain = gain
     x, gain, eps = checked_request(x, gain, eps)
+    scale = None if callers_gain is None else gain
+    working = gain.dtype
     out = _checked_out(out, x, callers_gain)
-    width, working = x.shape[-1], gain.dtype
     result = out if out.flags.c_contiguous else np.empty(x.shape, out.dtype)
-    in_place = result.dtype == working
-    if in_place:
-        np.copyto(result, x)
-    source = (result if in_place else x).reshape(-1, width)
-    target = result.reshape(-1, width)
+    checked = False
 
-    step = rows_per_block(x, working, block_bytes)
-    factor = np.empty((step, width), working)
-    converted = None if in_place else np.empty((step, width), working)
-    in_range = _InRange(gain)
-    check_once = functools.cache(lambda: check_values(x, eps))
-
-    with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
-        for rows in _blocks(target.shape[0], step):
-            block = _in_dtype(source[rows], working, converted)
-            inverse_rms = 1 / np.sqrt(np.vecdot(block, block) / width + eps)
-            if in_range(inverse_rms):
-                np.multiply(inverse_rms[:, None], gain, out=factor[: len(block)])
-                np.multiply(block, factor[: len(block)], out=target[rows])
+    with np.errstate(all="ignore"):  # an overflow or underflow sends its block to the reference
+        for source, target in _row_blocks(x, result, rows_per_block(x, working, block_bytes)):
+            block = source.astype(working, copy=False)
+            into = target if target.dtype == working else np.empty(block.shape, working)
+            inverse_rms = _inverse_rms(np.asarray(np.vecdot(block, block)), block.shape[-1], eps)
+            if inverse_rms is not None:
+                np.multiply(block, inverse_rms, out=into)
             else:
-                check_once()  # raises, naming the row, if the reference would
-                _, _, normalized = normalize(block, eps)
-                np.multiply(normalized, gain, out=target[rows])
+                if not checked:  # raises, naming the row, if the reference would
+                    check_values(x, eps)
+                    checked = True
+                into[...] = normalize(block, eps)[2]
+            if scale is not None:
+                into *= scale
+            if into is not target:
+                np.copyto(target, into, casting="unsafe")
 
     if result is not out:
         np.copyto(out, result)
     return out
+
+
+def _inverse_rms(sums: np.ndarray, width: int, eps: float) -> np.ndarray | float | None:
+    """1/sqrt(mean(x**2) + eps) of every row (shape [..., 1]) from its sum of squares, or None if a row needs care.
+
+    With S the sum of squares and d the width, 1/sqrt(S/d + eps) = sqrt(d) / sqrt(S + d*eps).
+    A row needs care when S + d*eps is not finite, or so small that its squares lose
+    digits to underflow (which no row can be when eps itself is above that floor);
+    then the reference redoes it. For a few rows, plain Python floats do this in less
+    time than numpy calls would.
+    """
+    floor, ceiling = _limits(sums.dtype)
+    if sums.size <= FEW_ROWS:
+        factors = []
+        for total in sums.ravel().tolist():
+            total += width * eps
+            if not width * floor <= total <= ceiling:  # False on NaN too
+                return None
+            factors.append(math.sqrt(width) / math.sqrt(total))
+        return factors[0] if len(factors) == 1 else np.array(factors, sums.dtype).reshape(*sums.shape, 1)
+    sums += width * eps
+    if not np.maximum.reduce(sums, None) <= ceiling:  # NaN fails too
+        return None
+    if eps < floor and not width * floor <= np.minimum.reduce(sums, None):
+        return None
+    np.sqrt(sums, out=sums)
+    return np.divide(math.sqrt(width), sums, out=sums)[..., None]
+
+
+@functools.cache
+def _limits(dtype: np.dtype) -> tuple[float, float]:
+    """The range a row's mean square plus eps must lie in for the plain arithmetic to be exact to rounding."""
+    return safe_floor(dtype), float(np.finfo(dtype).max)
+
+
+def _row_blocks(x: np.ndarray, result: np.ndarray, step: int) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+    """Matching blocks of rows of ``x`` and ``result``; an input of at most two blocks is one, unreshaped."""
+    width = x.shape[-1]
+    rows = x.size // width
+    if rows == 0:
+        return ()
+    if rows <= 2 * step:
+        return ((x, result),)
+    sources, targets = x.reshape(-1, width), result.reshape(-1, width)
+    return ((sources[span], targets[span]) for span in _blocks(rows, step))
 
 
 def rms_norm_backward_blocked(
@@ -200,14 +274,8 @@ def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndar
 
 
 def rows_per_block(x: np.ndarray, working: np.dtype, block_bytes: int) -> int:
-    """Rows per block: at most ``block_bytes``, and at most 1/32 of the input, so scratch stays small.
-
-    Each block costs a few microseconds of bookkeeping, so no block is cut smaller
-    than ``MIN_BLOCK_BYTES`` for the 1/32 rule's sake: a small input goes in a few blocks.
-    """
-    row_bytes = x.shape[-1] * working.itemsize
-    budget = min(block_bytes, max(MIN_BLOCK_BYTES, x.size * working.itemsize // 32))
-    return max(1, budget // row_bytes)
+    """Rows per block: as many as fit in ``block_bytes`` of the compute dtype, and at least one."""
+    return max(1, block_bytes // (x.shape[-1] * working.itemsize))
 
 
 def _blocks(rows: int, step: int) -> Iterator[slice]:

@@ -6,8 +6,9 @@ The mean runs over the final axis only, so every row (one feature vector) is
 normalized on its own. Precision policy, in one line: integers and bools become
 float64, float16 is computed in float32 and handed back as float16, float32 and
 float64 stay as they are. These functions check the request (``checks``), then
-pick a path: the reference arithmetic (``reference``) or, for large inputs and
-``out=``, the blocked fast path (``fastpath``) built on it.
+pick a path: ``rms_norm`` always takes the fast path (``fastpath``), which hands
+any row that needs care to the reference arithmetic (``reference``);
+``rms_norm_forward`` keeps every stage of the reference; the backward blocks large inputs.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ def rms_norm(
 
     ``out``, if given, receives the result and is returned: an array of the input's
     shape and output dtype that shares no memory with the input (if the input is
-    rejected, ``out`` may already hold part of the work). Large inputs, and
-    every call with ``out``, take the blocked fast path (fastpath.py); its results
+    rejected, ``out`` may already hold part of the work). Every call takes the
+    fast path (fastpath.py), a few numpy operations per block of rows; its results
     agree with the reference arithmetic below to a few units in the last place.
     """
-    if out is not None or fastpath.worth_blocking(x):
-        return fastpath.rms_norm_blocked(x, gain, eps, out)
-    return rms_norm_forward(x, gain, eps).output
+    if out is None:
+        y = fastpath.rms_norm_small(x, gain, eps)
+        if y is not None:
+            return y
+    return fastpath.rms_norm_blocked(x, gain, eps, out)
 
 
 def rms_norm_forward(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> RMSNormForward:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from ..core.layer import RMSNorm
 from ..core.parameters import NamedParameter
 from ..core.reference import DEFAULT_EPS
+from .threads import one_blas_thread
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class PreNormBlock:
     def feed_forward(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x @ self.up.value, 0.0) @ self.down.value
 
+    @one_blas_thread
     def trace(self, x: npt.ArrayLike) -> BlockTrace:
         x = np.asarray(x, dtype=np.float64)
         attention_input = self.attention_norm(x)

@@ -36,8 +36,14 @@ def arithmetic_intensity(dtype: npt.DTypeLike) -> float:
 # --- the stopwatch ------------------------------------------------------------------
 
 
-def median_seconds(runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1) -> dict[str, float]:
-    """Median wall time of each run; every round runs each once, so load falls on all alike."""
+def median_seconds(
+    runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1, number: int = 1
+) -> dict[str, float]:
+    """Median wall time of one call of each run; every round runs each in turn, so load falls on all alike.
+
+    Each sample times ``number`` calls in a row and divides, so that calls of a few
+    microseconds are timed over a span the clock and the scheduler cannot blur.
+    """
     for _ in range(warmup):
         for run in runs.values():
             run()
@@ -45,8 +51,9 @@ def median_seconds(runs: Mapping[str, Callable[[], object]], repeats: int = 7, w
     for _ in range(repeats):
         for name, run in runs.items():
             start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
+            for _ in range(number):
+                run()
+            times[name].append((time.perf_counter() - start) / number)
     return {name: float(np.median(spans)) for name, spans in times.items()}
 
 
@@ -68,8 +75,10 @@ FORWARD, BACKWARD = "forward", "backward"
 COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "rms_norm into out", "rms_norm"
 FORMULA, LAYER_FORMULA = "RMSNorm formula", "LayerNorm formula"
 COST_SHAPE = (4, 1024, 2048)  # batch, tokens, width: 32 MiB of float32, more than this machine's caches hold
-FLOAT32_BYTES = np.dtype(np.float32).itemsize
-SWEEP_WIDTH, SWEEP_ROWS = 1024, (16, 64, 256, 1024, 4096, 8192)  # float32 inputs of 64 KiB to 32 MiB
+FLOAT32 = np.dtype(np.float32)
+SWEEP_WIDTH = 1024  # a row's width; an input smaller than one such row is one shorter row
+SWEEP_BYTES = (*(4 * 1024 * 4**k for k in range(7)), 32 * 2**20)  # 4 KiB, 16 KiB, ... 16 MiB, 32 MiB
+SAMPLE_BYTES = 2**20  # each timed sample streams at least this much, so small sizes are timed over many calls
 
 
 def _batch(shape: tuple[int, ...], dtype: npt.DTypeLike, seed: int) -> tuple[np.ndarray, ...]:
@@ -115,14 +124,15 @@ def cost_ratios(
 
 @dataclass(frozen=True)
 class SizeSweep:
-    """Forward times of the copy, the package and the formula at growing float32 input sizes."""
+    """Forward times of the copy, the package and the formula at growing input sizes, in one dtype."""
 
     elements: np.ndarray  # elements of x at each size
-    seconds: dict[str, np.ndarray]  # contender -> median seconds at each size
+    seconds: dict[str, np.ndarray]  # contender -> median seconds of one call at each size
+    dtype: np.dtype = FLOAT32
 
     @property
     def nbytes(self) -> np.ndarray:
-        return self.elements * FLOAT32_BYTES
+        return self.elements * self.dtype.itemsize
 
     def nanoseconds_per_element(self, name: str) -> np.ndarray:
         return 1e9 * self.seconds[name] / self.elements
@@ -136,18 +146,22 @@ class SizeSweep:
         return self.nbytes[self.speedup(name) < 1]
 
 
-def sweep_nbytes(rows: tuple[int, ...] = SWEEP_ROWS, width: int = SWEEP_WIDTH) -> np.ndarray:
-    """The bytes of x at each size the sweep times (float32)."""
-    return np.array(rows) * width * FLOAT32_BYTES
-
-
 def size_sweep(
-    rows: tuple[int, ...] = SWEEP_ROWS, width: int = SWEEP_WIDTH, repeats: int = 7, seed: int = 0
+    dtype: npt.DTypeLike = np.float32,
+    sizes: tuple[int, ...] = SWEEP_BYTES,
+    width: int = SWEEP_WIDTH,
+    repeats: int = 7,
+    seed: int = 0,
 ) -> SizeSweep:
-    """Time the forward contenders on float32 inputs of ``rows`` x ``width``, small to larger than the caches."""
+    """Time the forward contenders on inputs of ``sizes`` bytes, rows of ``width``, from cache-sized up."""
+    dtype = np.dtype(dtype)
     seconds: dict[str, list[float]] = {COPY: [], INTO_OUT: [], PACKAGE: [], FORMULA: []}
-    for count in rows:
-        x, _, gain, _ = _batch((count, width), np.float32, seed)
-        for name, span in median_seconds(_forward_runs(x, gain, np.empty_like(x)), repeats).items():
+    counts = []
+    for nbytes in sizes:
+        elements = nbytes // dtype.itemsize
+        x, _, gain, _ = _batch((max(1, elements // width), min(width, elements)), dtype, seed)
+        number = max(1, SAMPLE_BYTES // x.nbytes)
+        for name, span in median_seconds(_forward_runs(x, gain, np.empty_like(x)), repeats, number=number).items():
             seconds[name].append(span)
-    return SizeSweep(np.array(rows) * width, {name: np.array(spans) for name, spans in seconds.items()})
+        counts.append(x.size)
+    return SizeSweep(np.array(counts), {name: np.array(spans) for name, spans in seconds.items()}, dtype)

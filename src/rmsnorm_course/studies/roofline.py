@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.rmsnorm import rms_norm
 from .cost import FORWARD_FLOPS_PER_ELEMENT, arithmetic_intensity, median_seconds
+from .threads import one_blas_thread
 
 COPY_ELEMENTS = 16 * 2**20  # 64 MiB of float32: larger than the caches
 MATMUL_SIZE = 1024
@@ -45,6 +46,7 @@ class Roofline:
         return float(self.achieved / self.attainable(self.intensity))
 
 
+@one_blas_thread  # one core's roof: rms_norm runs on one core too
 def roofline(elements: int = COPY_ELEMENTS, size: int = MATMUL_SIZE, repeats: int = 5, seed: int = 0) -> Roofline:
     """Measure the copy, the matrix product and rms_norm's forward (medians of interleaved repeats)."""
     rng = np.random.default_rng(seed)
