@@ -72,6 +72,13 @@ class Grader:
             terminalreporter.section("answers file problems")
             for problem in problems:
                 terminalreporter.write_line(problem)
+        firsts = {exercise_id: self.sheet.first_try(exercise_id) for exercise_id in EXERCISES}
+        recorded = {exercise_id: first for exercise_id, first in firsts.items() if first is not None}
+        if recorded:
+            right = sum(first.correct for first in recorded.values())
+            terminalreporter.section(f"first tries: {right} of {len(recorded)} right")
+            for exercise_id, first in recorded.items():
+                terminalreporter.write_line(f"{exercise_id}: {'right' if first.correct else 'not right'}")
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session):

@@ -1,4 +1,4 @@
-"""Every way an exercise's expected answer could be written, to prove that feedback never shows it."""
+"""Every way an exercise's expected answer could be written, to prove that a text does not give it away."""
 
 from __future__ import annotations
 
@@ -7,11 +7,22 @@ import numpy as np
 from rmsnorm_course.exercises.kinds import Choice, Shape
 from rmsnorm_course.exercises.registry import Exercise
 
+SPECS = (".6f", ".5f", ".4f", ".3f", "g")
+
 
 def expected_renderings(exercise: Exercise) -> list[str]:
+    """The written forms of the reference: each number at several precisions, and a vector or shape whole.
+
+    A coordinate whose forms are all shorter than four characters (0, 1, 0.5) is too common
+    in any text to count on its own; the vector as a whole still does.
+    """
     kind, answer = exercise.kind, exercise.solve().answer
     if isinstance(kind, Choice):
         return [kind.options[answer], f"{kind.letters[answer]})"]
     if isinstance(kind, Shape):
         return [str(tuple(answer)), str(list(answer))]
-    return [f"{v:{spec}}" for v in np.atleast_1d(answer) for spec in (".6f", ".5f", ".4f", ".3f", "g")]
+    values = np.atleast_1d(answer)
+    forms = [f"{v:{spec}}" for v in values for spec in SPECS]
+    if len(values) > 1:
+        forms += ["[" + ", ".join(f"{v:{spec}}" for v in values) + "]" for spec in SPECS]
+    return [form for form in dict.fromkeys(forms) if len(form) >= 4]

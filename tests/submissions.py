@@ -50,7 +50,7 @@ def wrong(exercise: Exercise) -> str:
 def slip(exercise: Exercise) -> str | None:
     """The first known slip's answer (TOML text), or None for an exercise without one."""
     pitfalls = exercise.solve().pitfalls
-    return exercise.kind.toml(exercise.kind.read(pitfalls[0][0])) if pitfalls else None
+    return exercise.kind.toml(pitfalls[0][0]) if pitfalls else None
 
 
 @dataclass(frozen=True)

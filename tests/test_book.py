@@ -150,16 +150,33 @@ def test_mathjax_is_served_from_the_book():
     assert (HTML / "_static" / "mathjax" / "tex-chtml.js").is_file()
 
 
-def test_the_exercise_page_checks_every_exercise_and_folds_its_reference_answer(pages):
-    """Every exercise has its check cell; its reference answer shows only inside a dropdown."""
+def test_the_review_page_has_every_box_once_holding_nothing_back_and_folds_each_answer(pages):
     soup = BeautifulSoup((HTML / "book" / "exercises.html").read_text(), "html.parser")  # a copy: details come out
-    code = " ".join(block.get_text() for block in soup.select("div.cell_input"))
+    boxes = soup.select(".prediction[data-exercise]")
+    assert [box["data-exercise"] for box in boxes] == list(EXERCISES)
+    assert {box["data-gate"] for box in boxes} == {"false"}
     folded = [details.extract() for details in soup.find_all("details")]
     inside, outside = " ".join(text_of(details) for details in folded), text_of(soup)
     for exercise_id in EXERCISES:
-        assert f'check("{exercise_id}", ...)' in code
-        shown = f"{exercise_id} = {reference(exercise_id).answer}"
-        assert shown in inside and shown not in outside
+        answer = reference(exercise_id)
+        assert f"{answer.answer} : {answer.message}" in inside  # code, then a colon
+        assert answer.message not in outside
+
+
+PREDICTION_CALL = re.compile(r'Prediction\("([a-z0-9-]+)"\)')
+
+
+def chapter_pages() -> list[str]:
+    """The chapter's pages in reading order, the review page left out."""
+    return [page for page in toc_pages() if page != "book/exercises"]
+
+
+def test_every_exercise_is_asked_on_exactly_one_chapter_page():
+    asked: dict[str, list[str]] = {exercise_id: [] for exercise_id in EXERCISES}
+    for page in chapter_pages():
+        for exercise_id in PREDICTION_CALL.findall((ROOT / f"{page}.md").read_text()):
+            asked[exercise_id].append(page)
+    assert {exercise_id: pages for exercise_id, pages in asked.items() if len(pages) != 1} == {}
 
 
 RETRACTED = {

@@ -31,7 +31,7 @@ def graded(tmp_path_factory):
 def sections(page: str) -> dict[str, str]:
     """Exercise id -> its section of a feedback page."""
     parts = re.split(r"^## \d+\. ", page, flags=re.M)[1:]
-    return {re.match(r"[a-z-]+", part).group(): part for part in parts}
+    return {re.match(r"[a-z0-9-]+", part).group(): part for part in parts}
 
 
 def test_the_summary_counts_right_answers_and_names_the_most_common_slip(graded):
@@ -42,15 +42,15 @@ def test_the_summary_counts_right_answers_and_names_the_most_common_slip(graded)
         right = sum(s.verdicts[exercise_id] == "correct" for s in CLASS)
         (line,) = [line for line in text.splitlines() if line.startswith(exercise_id + " ")]
         assert re.search(rf"\s{right}/40\s", line), line
-    # mean-square is 12.5: the slip (the sum of squares) answers 25, the other wrong answer 2 * 12.5 + 1 = 26
+    # mean-square is 12.5: the slip (the sum of squares) answers 25, the other wrong answer 2 * 12.5 + 1, as 26.0
     slips = sum("mean-square" in s.slips for s in CLASS)
-    others = sum(s.verdicts["mean-square"] == "wrong" for s in CLASS) - slips
-    assert slips != others
+    wrong = [s for s in CLASS if s.verdicts["mean-square"] == "wrong"]
+    others = len(wrong) - slips
     (line,) = [line for line in text.splitlines() if line.startswith("mean-square ")]
-    if slips > others:
+    if slips > others or (slips == others and "mean-square" in wrong[0].slips):  # a tie goes to the first file
         assert f"  25 ({slips} files): That is the sum of the squares; the mean divides it by d." in line
     else:
-        assert f"  26 ({others} files): no known slip gives this answer" in line
+        assert f"  26.0 ({others} files): no known slip gives this answer" in line
 
 
 def test_the_summary_names_each_file_refused_whole():
@@ -85,8 +85,8 @@ def test_markup_in_an_answer_is_escaped(tmp_path):
     path.write_text('mean-square = "<img src=x onerror=alert(1)> *bold* [link](http://x)"\n', encoding="utf-8")
     (file,) = grade_files([path])
     section = sections(feedback_markdown(file))["mean-square"]
-    assert not re.search(r"(?<!\\)[<>]", section) and r"\<img" in section
-    assert r"\*bold\*" in section and r"\[link\]" in section
+    assert "img" not in section and "bold" not in section and "link" not in section  # never shown back at all
+    assert "got text that is not a number" in section
 
 
 def test_feedback_names_are_unique_per_file():

@@ -203,27 +203,28 @@ def test_post_norm_figure_names_both_arrangements_and_the_final_norm():
 
 
 def test_class_results_show_each_outcome_s_share_with_its_own_fill_and_hatch(tmp_path):
-    answers = {"a": "12.5", "b": "25", "c": '""', "d": '"twelve"'}  # mean-square: right, wrong, blank, unreadable
+    # reciprocal-rms: right, right so far, wrong, blank, unreadable
+    answers = {"a": "0.282843", "b": "0.28", "c": "3.535535", "d": '""', "e": '"twelve"'}
     paths = []
     for name, value in answers.items():
         paths.append(tmp_path / f"{name}.toml")
-        paths[-1].write_text(f"mean-square = {value}\nreciprocal-rms = 0.282843\n", encoding="utf-8")
+        paths[-1].write_text(f"mean-square = 12.5\nreciprocal-rms = {value}\n", encoding="utf-8")
     tallies = tally(grade_files(paths))
     fig = figures.class_results_figure(tallies)
     (ax,) = fig.axes
     bars = ax.patches
-    assert len(bars) == 4 * len(EXERCISES)  # one segment per outcome per exercise
+    assert len(bars) == 5 * len(EXERCISES)  # one segment per outcome per exercise
     # segments go outcome by outcome; the first row is mean-square, the second reciprocal-rms
     rows = len(EXERCISES)
-    assert [bars[k * rows].get_width() for k in range(4)] == [25.0, 25.0, 25.0, 25.0]
-    assert [bars[k * rows + 1].get_width() for k in range(4)] == [100.0, 0.0, 0.0, 0.0]
-    assert [bars[k * rows + 2].get_width() for k in range(4)] == [0.0, 0.0, 100.0, 0.0]
-    hatches = [bars[k * rows].get_hatch() or "" for k in range(4)]
-    assert len(set(hatches)) == 4  # a second encoding: no two outcomes share a hatch
-    fills = [to_hex(bars[k * rows].get_facecolor()) for k in range(4)]
-    assert fills == [figures.GREEN.lower(), figures.ORANGE.lower(), "#ffffff", figures.PURPLE.lower()]  # Okabe-Ito
+    assert [bars[k * rows].get_width() for k in range(5)] == [100.0, 0.0, 0.0, 0.0, 0.0]
+    assert [bars[k * rows + 1].get_width() for k in range(5)] == [20.0] * 5
+    assert [bars[k * rows + 2].get_width() for k in range(5)] == [0.0, 0.0, 0.0, 100.0, 0.0]
+    hatches = [bars[k * rows].get_hatch() or "" for k in range(5)]
+    assert len(set(hatches)) == 5  # a second encoding: no two outcomes share a hatch
+    fills = [to_hex(bars[k * rows].get_facecolor()) for k in range(5)]
+    assert fills == [c.lower() for c in (figures.GREEN, figures.BLUE, figures.ORANGE, "#ffffff", figures.PURPLE)]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [outcome.value for outcome in Outcome]
     assert [t.get_text() for t in ax.get_yticklabels()] == list(EXERCISES)
-    assert [t.get_text() for t in ax.texts][:2] == ["1/4", "4/4"]
+    assert [t.get_text() for t in ax.texts][:2] == ["5/5", "1/5"]
     assert ax.get_xlabel() and ax.get_ylabel()
     assert figures.png_bytes(fig) == figures.png_bytes(figures.class_results_figure(tallies))

@@ -66,12 +66,13 @@ def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded
 
 def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
     _, text, _ = graded_class
-    assert text.splitlines()[0].split(",") == ["file", "score", "out of", *EXERCISES, "problems"]
-    assert HEADER == ("file", "score", "out of", *EXERCISES, "problems")
+    firsts = [f"{exercise_id} first try" for exercise_id in EXERCISES]
+    assert text.splitlines()[0].split(",") == ["file", "score", "out of", *EXERCISES, *firsts, "problems"]
+    assert HEADER == ("file", "score", "out of", *EXERCISES, *firsts, "problems")
 
 
 def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
-    answers = {"a": "25", "b": "25", "c": "13", "d": '""', "e": "12.5", "f": '"12.5"', "g": '"twelve"'}
+    answers = {"a": "25", "b": "25", "c": "14", "d": '""', "e": "12.5", "f": '"12.5"', "g": '"twelve"', "h": "12.0"}
     paths = []
     for name, value in answers.items():
         paths.append(tmp_path / f"{name}.toml")
@@ -79,14 +80,15 @@ def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
     (mean_square, reciprocal, *_) = tally(grade_files(paths))
     assert mean_square.counts == {
         Outcome.CORRECT: 2,
-        Outcome.WRONG: 3,
+        Outcome.CLOSE: 0,  # 12.5 is exact: no shorter answer is right so far
+        Outcome.WRONG: 4,
         Outcome.NOT_ANSWERED: 1,
         Outcome.UNREADABLE: 1,
     }
     assert (mean_square.common_wrong, mean_square.common_count) == ("25", 2)
     assert mean_square.note == "That is the sum of the squares; the mean divides it by d."
-    assert mean_square.share(Outcome.CORRECT) == pytest.approx(2 / 7)
-    assert reciprocal.counts[Outcome.NOT_ANSWERED] == 7 and reciprocal.common_wrong is None
+    assert mean_square.share(Outcome.CORRECT) == pytest.approx(2 / 8)
+    assert reciprocal.counts[Outcome.NOT_ANSWERED] == 8 and reciprocal.common_wrong is None
 
 
 def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):

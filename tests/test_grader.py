@@ -117,7 +117,7 @@ def test_one_wrong_answer_fails_exactly_its_test_with_its_hint(one_wrong_runs, e
     messages = failures(report)
     assert [i for i, message in messages.items() if message is not None] == [exercise.id]
     message = messages[exercise.id]
-    assert "is not right" in message and f"Hint: {exercise.hint}" in message
+    assert "Not yet, you said" in message and f"Hint: {exercise.hint}" in message
     for rendering in expected_renderings(exercise):
         assert rendering not in message and rendering not in run.stdout.split("short test summary")[0]
     assert_no_traceback(run)

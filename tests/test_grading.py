@@ -39,7 +39,7 @@ def test_the_template_lists_every_exercise_unanswered_with_its_prompt():
 
 
 def test_the_template_shows_the_options_of_every_choice():
-    assert "#   C) rejected with an error" in answers_file()
+    assert "#   C) an error that names the row" in answers_file()
 
 
 def test_the_solutions_file_is_all_correct(tmp_path):
@@ -102,10 +102,9 @@ def test_explain_names_the_id_and_line_without_the_expected_value(tmp_path):
     text = 'mean-square = 13\nreciprocal-rms = "twelve"\noutput = ""\ngrad-x = {a = 1}\n'
     sheet = AnswerSheet.read(write(tmp_path, text))
     wrong, unreadable = sheet.explain(sheet.grade("mean-square")), sheet.explain(sheet.grade("reciprocal-rms"))
-    assert wrong.startswith("mean-square (line 1): 13 is not right. Hint:") and "12.5" not in wrong
-    assert (
-        unreadable
-        == "reciprocal-rms (line 2): cannot read this answer: expected a number, like 0.5, got the text 'twelve'."
+    assert wrong.startswith("mean-square (line 1): Not yet, you said 13. Hint:") and "12.5" not in wrong
+    assert unreadable == (
+        "reciprocal-rms (line 2): cannot read this answer: expected a number, like 0.5; got text that is not a number."
     )
     assert sheet.explain(sheet.grade("output")).startswith("output (line 3): not answered.")
     assert sheet.explain(sheet.grade("grad-x")).startswith("grad-x (line 4): cannot read this answer: expected a list")

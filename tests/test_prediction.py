@@ -9,32 +9,30 @@ import pytest
 from bs4 import BeautifulSoup
 
 from rmsnorm_course import check
-from rmsnorm_course.exercises.feedback import Outcome, reference
-from rmsnorm_course.exercises.kinds import read_typed
+from rmsnorm_course.exercises import reading
+from rmsnorm_course.exercises.feedback import LOOKS, Outcome, page_words, reference
 from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.views.prediction import Prediction, exercise_data, prediction_html
+from rmsnorm_course.views.prediction import Prediction, exercise_data, prediction_html, rules_script
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))
 def test_the_page_data_holds_what_check_judges_with(exercise_id):
     exercise, solution = EXERCISES[exercise_id], EXERCISES[exercise_id].solve()
     data = json.loads(json.dumps(exercise_data(exercise_id)))
-    assert data["prompt"] == exercise.prompt and data["hint"] == exercise.hint
-    assert data["explanation"] == reference(exercise_id).message == solution.explanation
-    assert data["tolerance"] == exercise.tolerance
-    assert check(exercise_id, read_typed(exercise.kind.toml(data["answer"]))).outcome is Outcome.CORRECT
+    assert data["words"]["correct"] == reference(exercise_id).message == solution.explanation
+    assert data["words"]["not_answered"] == check(exercise_id).message
+    assert data["words"]["wrong"] == f"Hint: {exercise.hint}"
     assert [note for _, note in data["pitfalls"]] == [note for _, note in solution.pitfalls]
-    assert {look["word"] for look in data["looks"].values()} == {
-        check(exercise_id, ...).label, check(exercise_id, "\u2603").label, reference(exercise_id).label,
-        "Not yet",
-    }  # fmt: skip
+    assert {look["word"] for look in data["looks"].values()} == {word for _, word, _ in LOOKS.values()}
+    assert data["kind"]["type"] == type(exercise.kind).__name__.lower()
+    assert data["chapter"] == list(EXERCISES)
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))
 def test_the_reference_answer_typed_in_quotes_is_right(exercise_id):
     exercise = EXERCISES[exercise_id]
-    written = exercise.kind.toml(exercise.solve().answer)  # 0.5, [0.5, -1.25], [4, 7] or "B"
-    for quoted in (f'"{written}"', f"'{written}'", f'" {written} "'):
+    written = exercise.kind.toml(exercise.solve().answer).strip('"')  # 0.5, [0.5, -1.25], [4, 7] or B
+    for quoted in (written, f'"{written}"', f"'{written}'", f'" {written} "'):
         assert Prediction(exercise_id).verdict(quoted).outcome is Outcome.CORRECT, quoted
 
 
@@ -42,21 +40,51 @@ def test_the_reference_answer_typed_in_quotes_is_right(exercise_id):
 def test_each_box_keeps_the_page_contract(exercise_id):
     soup = BeautifulSoup(prediction_html(exercise_id), "html.parser")
     box = soup.select_one(f'.prediction[data-exercise="{exercise_id}"]')
+    assert box["data-gate"] == "true"
     (field,) = box.select("input[type=text]")
-    assert box.select_one(f'label[for="{field["id"]}"]') is not None
+    label = box.select_one(f'label[for="{field["id"]}"]').get_text()
+    assert label == f"Type {EXERCISES[exercise_id].kind.describe()}"
     assert len(box.select('[role="status"]')) == 1
-    assert box.select_one("details summary").get_text().startswith("Check your prediction first")
+    assert box.select_one("details summary").get_text().startswith("Show the answer")
     data = box.select_one("script.prediction-data").string
     assert "<" not in data and json.loads(data)["id"] == exercise_id
 
 
-def test_a_prompt_is_shown_as_text_never_as_markup():
+def test_a_box_is_titled_for_a_reader_never_by_its_id():
+    for exercise_id, exercise in EXERCISES.items():
+        question = BeautifulSoup(prediction_html(exercise_id), "html.parser").select_one(".prediction-question")
+        assert question.get_text().startswith(f"Predict: {exercise.title}.") and not question.select("code")
+        assert "-" not in exercise_id or exercise_id not in question.get_text()
+
+
+def test_a_review_box_holds_nothing_back():
+    assert 'data-gate="false"' in prediction_html("mean-square", gate=False)
+
+
+def test_a_choice_box_says_a_letter_will_do_and_lists_its_options_as_text():
     html = prediction_html("pre-norm-placement")
+    assert "Type a letter from A to D, or the words of an option" in html and "in quotes" not in html
     assert re.search(r"<li>[A-D]\) ", html)
     assert all("<" not in option for option in re.findall(r"<li>(.*?)</li>", html))
 
 
-def test_the_widget_checks_what_is_typed_as_the_page_reads_it():
+def test_the_rules_script_holds_the_reading_rules_as_data():
+    prefix, suffix = "window.rmsnormAnswerRules = ", ";\n"
+    script = rules_script()
+    assert script.startswith(prefix) and script.endswith(suffix)
+    assert json.loads(script[len(prefix) : -len(suffix)]) == json.loads(json.dumps(reading.rules()))
+
+
+def test_the_page_words_are_the_verdict_words():
+    exercise = EXERCISES["reciprocal-rms"]
+    words = page_words(exercise)
+    assert check("reciprocal-rms", "0.2828").message == words["close"]
+    assert check("reciprocal-rms", "twelve").message == words["unreadable"].format(
+        expected=words["expected"], found=words["found"]["text"].format(what="a number")
+    )
+
+
+def test_the_widget_checks_what_is_typed_as_check_does():
     box = Prediction("mean-square")
     assert box.verdict(" 12.5 ") == check("mean-square", 12.5)
     assert box.verdict("").outcome is Outcome.NOT_ANSWERED
@@ -64,3 +92,4 @@ def test_the_widget_checks_what_is_typed_as_the_page_reads_it():
     assert box.verdict('"twelve"').outcome is Outcome.UNREADABLE
     bundle = box._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="prediction"' in bundle["text/html"]
+    assert bundle["text/plain"].startswith("Predict: The mean square.")

@@ -22,11 +22,12 @@ from .toml_reader import key_lines, parse, read_text
 
 BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
+FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
 
 
 @dataclass(frozen=True)
 class AnswerSheet:
-    """One student's answers, or the reason the file could not be read."""
+    """One student's answers (and first tries, where the file keeps them), or the reason it could not be read."""
 
     path: Path
     answers: Mapping[str, object] = field(default_factory=dict)
@@ -43,16 +44,24 @@ class AnswerSheet:
         except AnswersFileError as error:
             return cls(path, unreadable=str(error))
 
+    @property
+    def first_tries(self) -> Mapping[str, object]:
+        tries = self.answers.get(FIRST_TRIES, {})
+        return tries if isinstance(tries, dict) else {}
+
     def where(self, key: str) -> str:
         return f"{key} (line {self.lines[key]})" if key in self.lines else key
 
     def unknown_ids(self) -> list[str]:
         """A message for each key that names no exercise, with the nearest ids (the first few; the rest counted)."""
-        unknown = [key for key in self.answers if key not in EXERCISES]
+        unknown = [key for key in self.answers if key not in EXERCISES and key != FIRST_TRIES]
+        unknown += [f"{FIRST_TRIES}.{key}" for key in self.first_tries if key not in EXERCISES]
         messages = []
+        if FIRST_TRIES in self.answers and not isinstance(self.answers[FIRST_TRIES], dict):
+            messages.append(f"{self.path}: {FIRST_TRIES} is not a table of answers; its first tries are left out")
         for key in unknown[:REPORTED_UNKNOWN]:
             try:
-                exercises.get(key)
+                exercises.get(key.removeprefix(f"{FIRST_TRIES}."))
             except UnknownExercise as error:
                 line = f"line {self.lines[key]}: " if key in self.lines else ""
                 messages.append(f"{self.path}, {line}{error}")
@@ -64,6 +73,12 @@ class AnswerSheet:
     def problems(self) -> list[str]:
         """What keeps the file from a full grade besides its answers: why it is unreadable, or its unknown keys."""
         return [self.unreadable] if self.unreadable is not None else self.unknown_ids()
+
+    def first_try(self, exercise_id: str) -> Verdict | None:
+        """The verdict on the exercise's first prediction, where the file records one."""
+        if self.unreadable is not None or exercise_id not in self.first_tries:
+            return None
+        return judge(exercises.get(exercise_id), self.first_tries[exercise_id])
 
     def grade(self, exercise_id: str) -> Verdict:
         """The verdict on one exercise; a file that could not be read grades nothing."""
@@ -82,8 +97,8 @@ class AnswerSheet:
             return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
         if verdict.outcome is Outcome.UNREADABLE:
             return f"{where}: cannot read this answer: {verdict.message}"
-        if verdict.outcome is Outcome.WRONG:
-            return f"{where}: {verdict.answer} is not right. {verdict.message}"
+        if verdict.outcome in (Outcome.WRONG, Outcome.CLOSE):
+            return f"{where}: {verdict.label}, you said {verdict.answer}. {verdict.message}"
         return f"{where}: correct."
 
 

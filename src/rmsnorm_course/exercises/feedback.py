@@ -1,42 +1,41 @@
-"""Instant feedback in a notebook: ``check("mean-square", 12.5)`` returns a verdict.
+"""Verdicts: ``check("mean-square", 12.5)`` judges an answer, and ``words`` composes what it says.
 
-A verdict reads as plain text in a terminal and as a framed note in Jupyter and the
-HTML book. It never speaks through colour alone: every verdict leads with a mark and
-a word (✓ Correct, ✗ Not yet, ? Your turn, ✗ Cannot read this answer). A wrong
-answer gets its hint, never the expected value; a right one gets the explanation.
+Every verdict's words are composed here, from the exercise and the outcome, and
+nowhere else: ``check()`` and the widget show them, the grader and the class's
+feedback pages print them, and the page's boxes receive them as data
+(``page_words``) and pick among them by the same rules. A verdict never speaks
+through colour alone: it leads with a mark and a word (✓ Correct, ≈ Right so far,
+✗ Not yet, ? Your turn, ✗ Cannot read this answer). A wrong answer gets its hint and
+the note of any known slip it matches, never the expected value; a right one gets
+the explanation.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from enum import Enum
 
-from . import registry as exercises
+from . import reading, registry
 from .errors import AnswerKindError
-from .kinds import Choice
+from .kinds import DECIMALS, FOUND, MESSAGE, Choice, Number, Outcome, Reading, Vector, shortened
 from .registry import Exercise
 
-
-class Outcome(Enum):
-    CORRECT = "correct"
-    WRONG = "wrong"
-    NOT_ANSWERED = "not answered"
-    UNREADABLE = "unreadable"
-
+__all__ = ["LOOKS", "Outcome", "Verdict", "check", "judge", "page_words", "reference"]
 
 # mark, word, accent colour (the mark and the word carry the meaning; the colour only repeats it)
 LOOKS = {
     Outcome.CORRECT: ("✓", "Correct", "#1a7f37"),
+    Outcome.CLOSE: ("≈", "Right so far", "#0969da"),
     Outcome.WRONG: ("✗", "Not yet", "#b42318"),
     Outcome.NOT_ANSWERED: ("?", "Your turn", "#57606a"),
     Outcome.UNREADABLE: ("✗", "Cannot read this answer", "#9a6700"),
 }
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What became of one answer: the outcome, the words for the learner, and the answer as read.
+    """What became of one answer: the outcome, its words, and the answer as it is shown back.
 
     ``slips`` holds the notes of the known slips a wrong answer matches (they are in the
     message too), so that a class's most common mistakes can be named.
@@ -61,65 +60,97 @@ class Verdict:
     def label(self) -> str:
         return LOOKS[self.outcome][1]
 
+    @property
+    def title(self) -> str:
+        return registry.get(self.exercise_id).title
+
     def __str__(self) -> str:
         head = f"{self.mark} {self.label}: {self.exercise_id}"
         if self.answer is not None:
-            head += f" = {self.answer}"
+            head += f", you said {self.answer}"
         return "\n".join([head, self.message, *(f"  {option}" for option in self.options)])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
         mark, word, accent = LOOKS[self.outcome]
-        answer = f" = <code>{html.escape(self.answer)}</code>" if self.answer is not None else ""
+        said = f", you said <code>{html.escape(self.answer)}</code>" if self.answer is not None else ""
         options = "".join(f"<li>{html.escape(option)}</li>" for option in self.options)
         listed = f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>'
         return (
             f'<div class="rmsnorm-verdict rmsnorm-verdict-{self.outcome.name.lower().replace("_", "-")}" '
             f'role="status" style="border-left: 0.35em solid {accent}; padding: 0.5em 0.9em; margin: 0.4em 0; '
             'background: #f6f8fa; color: #1f2328; border-radius: 0.2em;">'
-            f'<strong><span aria-hidden="true">{mark}</span> {word}</strong>'
-            f" · <code>{html.escape(self.exercise_id)}</code>{answer}"
+            f'<strong><span aria-hidden="true">{mark}</span> {word}</strong> · {html.escape(self.title)}{said}'
             f'<p style="margin: 0.3em 0 0 0;">{html.escape(self.message)}</p>' + (listed if options else "") + "</div>"
         )
 
 
-def is_unanswered(raw: object) -> bool:
-    """``...``, ``None`` and blank text stand for "no answer yet"."""
-    return raw is None or raw is Ellipsis or (isinstance(raw, str) and not raw.strip())
+# --- the words -------------------------------------------------------------------------------
+
+
+def _decimals(exercise: Exercise) -> int:
+    kind = exercise.kind
+    return kind.decimals if isinstance(kind, (Number, Vector)) else DECIMALS
+
+
+def page_words(exercise: Exercise) -> dict[str, object]:
+    """Every fixed text a verdict on this exercise can say, as the page receives it.
+
+    ``wrong`` follows the notes of the slips the answer matches; ``unreadable`` is
+    ``MESSAGE`` with what was found (``FOUND``) filled in.
+    """
+    decimals = _decimals(exercise)
+    places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
+    return {
+        "correct": exercise.solve().explanation,
+        "close": f"Every number you gave agrees to the decimals you wrote: now give {places} decimals.",
+        "wrong": f"Hint: {exercise.hint}",
+        "not_answered": f"{exercise.prompt} Answer with {exercise.kind.describe()}.",
+        "unreadable": MESSAGE,
+        "found": FOUND,
+        "expected": exercise.kind.describe(),
+    }
 
 
 def judge(exercise: Exercise, raw: object) -> Verdict:
     """Read ``raw`` as the exercise's kind of answer and compare it with the computed reference."""
-    kind = exercise.kind
+    words = page_words(exercise)
     if is_unanswered(raw):
-        question = f"{exercise.prompt} Answer with {kind.describe()}."
-        return Verdict(exercise.id, Outcome.NOT_ANSWERED, question, None, _options(exercise))
+        return Verdict(exercise.id, Outcome.NOT_ANSWERED, words["not_answered"], None, _options(exercise))
     try:
-        given = kind.read(raw)
+        given: Reading = exercise.kind.read(raw)
     except AnswerKindError as error:
-        return Verdict(exercise.id, Outcome.UNREADABLE, f"{error}.", None, _options(exercise))
+        return Verdict(exercise.id, Outcome.UNREADABLE, str(error), None, _options(exercise))
     solution = exercise.solve()
-    shown = kind.show(given)
-    if kind.agrees(given, solution.answer, exercise.tolerance):
-        return Verdict(exercise.id, Outcome.CORRECT, solution.explanation, shown)
-    slips = tuple(note for value, note in solution.pitfalls if kind.agrees(given, kind.read(value), exercise.tolerance))
-    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, f"Hint: {exercise.hint}"]), shown, slips=slips)
+    shown = shortened(given.shown)
+    outcome = exercise.kind.compare(given, solution.answer)
+    if outcome is not Outcome.WRONG:
+        return Verdict(exercise.id, outcome, words[outcome.name.lower()], shown)
+    slips = tuple(note for value, note in solution.pitfalls if exercise.kind.matches(given, value))
+    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, words["wrong"]]), shown, slips=slips)
+
+
+def is_unanswered(raw: object) -> bool:
+    """``...``, ``None`` and text that reads as nothing (``reading``'s rules) stand for "no answer yet"."""
+    if isinstance(raw, str):
+        return not reading.too_long(raw) and reading.typed(raw).blank
+    return raw is None or raw is Ellipsis
 
 
 def check(exercise_id: str, answer: object = ...) -> Verdict:
     """Check a prediction. ``check("mean-square")`` alone shows the question.
 
-    Answers are what a person would type: a number (ints are fine), a list, tuple or
-    array for a vector, a tuple or list for a shape, a letter or the option's text for
-    a choice. An unknown id raises ``UnknownExercise``.
+    Answers are what a person would type, as text (``"0.5"``, ``"[0.6, 0.8]"``,
+    ``"(2, 5, 3)"``, ``"B"``) or as Python values: a number, a list, tuple or array
+    for a vector, a tuple or list for a shape. An unknown id raises ``UnknownExercise``.
     """
-    return judge(exercises.get(exercise_id), answer)
+    return judge(registry.get(exercise_id), answer)
 
 
 def reference(exercise_id: str) -> Verdict:
     """The reference answer with its explanation, as a verdict (for the book's folded answers)."""
-    exercise = exercises.get(exercise_id)
+    exercise = registry.get(exercise_id)
     solution = exercise.solve()
     return Verdict(exercise.id, Outcome.CORRECT, solution.explanation, exercise.kind.show(solution.answer))
 

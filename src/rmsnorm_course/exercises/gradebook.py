@@ -24,10 +24,14 @@ SUFFIX = ".toml"  # a folder stands for the answer files in it with this suffix
 
 @dataclass(frozen=True)
 class GradedFile:
-    """One answers file: its sheet and a verdict on every exercise, in the registry's order."""
+    """One answers file: its sheet, a verdict on every exercise (in the registry's order), and on each first try.
+
+    ``first_tries`` holds None where the file records no first prediction.
+    """
 
     sheet: AnswerSheet
     verdicts: tuple[Verdict, ...]
+    first_tries: tuple[Verdict | None, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -58,7 +62,11 @@ def answer_files(sources: Iterable[str | Path]) -> list[Path]:
 def grade_file(path: str | Path) -> GradedFile:
     """Read one file (never run, never written) and judge every exercise in it."""
     sheet = AnswerSheet.read(path)
-    return GradedFile(sheet, tuple(sheet.grade(exercise_id) for exercise_id in EXERCISES))
+    return GradedFile(
+        sheet,
+        tuple(sheet.grade(exercise_id) for exercise_id in EXERCISES),
+        tuple(sheet.first_try(exercise_id) for exercise_id in EXERCISES),
+    )
 
 
 def grade_files(paths: Iterable[str | Path]) -> list[GradedFile]:
@@ -72,9 +80,11 @@ class ExerciseTally:
 
     exercise_id: str
     counts: Mapping[Outcome, int]
-    common_wrong: str | None = None  # as the grader shows answers: 25, [0.600000, 0.800000], B) ...
+    common_wrong: str | None = None  # as the grader shows answers: 25, [0.6, 0.8], B
     common_count: int = 0
     note: str | None = None  # the known slip behind that answer, or None when it matches none
+    first_right: int = 0  # files whose recorded first prediction was right
+    first_recorded: int = 0  # files that record a first prediction
 
     @property
     def files(self) -> int:
@@ -94,19 +104,21 @@ def tally(graded: Sequence[GradedFile]) -> list[ExerciseTally]:
     tallies = []
     for position, exercise_id in enumerate(EXERCISES):
         verdicts = [file.verdicts[position] for file in graded]
+        firsts = [file.first_tries[position] for file in graded if file.first_tries[position] is not None]
+        first = {"first_right": sum(verdict.correct for verdict in firsts), "first_recorded": len(firsts)}
         counts = Counter({outcome: 0 for outcome in Outcome})
         counts.update(verdict.outcome for verdict in verdicts)
         wrong = [verdict for verdict in verdicts if verdict.outcome is Outcome.WRONG]
         if not wrong:
-            tallies.append(ExerciseTally(exercise_id, dict(counts)))
+            tallies.append(ExerciseTally(exercise_id, dict(counts), **first))
             continue
         answer, count = Counter(verdict.answer for verdict in wrong).most_common(1)[0]
         slips = next(verdict.slips for verdict in wrong if verdict.answer == answer)
-        tallies.append(ExerciseTally(exercise_id, dict(counts), answer, count, " ".join(slips) or None))
+        tallies.append(ExerciseTally(exercise_id, dict(counts), answer, count, " ".join(slips) or None, **first))
     return tallies
 
 
-HEADER = ("file", "score", "out of", *EXERCISES, "problems")
+HEADER = ("file", "score", "out of", *EXERCISES, *(f"{id} first try" for id in EXERCISES), "problems")
 
 
 def csv_text(graded: Sequence[GradedFile]) -> str:
@@ -121,8 +133,9 @@ def csv_text(graded: Sequence[GradedFile]) -> str:
     writer.writerow(HEADER)
     for file in graded:
         words = [verdict.outcome.value for verdict in file.verdicts]
+        firsts = ["" if first is None else "right" if first.correct else "not right" for first in file.first_tries]
         problems = " | ".join(file.problems())
-        writer.writerow([_cell(str(file.path)), file.score, len(EXERCISES), *words, _cell(problems)])
+        writer.writerow([_cell(str(file.path)), file.score, len(EXERCISES), *words, *firsts, _cell(problems)])
     return buffer.getvalue()
 
 

@@ -1,13 +1,16 @@
-"""The four kinds of answer an exercise takes, and how each reads what a person typed.
+"""The four kinds of answer an exercise takes, and what each makes of an answer.
 
-People type 12 for 12.0, a list, tuple or array for a vector, a tuple or list for a
-shape, and a letter or the option's own words for a choice. The answers file shows
-every blank answer as ``""``, so people also type inside the quotes: text that reads
-as a number or a list of numbers (``"0.282843"``, ``"[0.6, 0.8]"``, ``"(2, 5, 3)"``) is
-read as that value, by the rules of ``read_typed``, and a choice may carry quotes of
-its own (``"'B'"``). Each kind reads those forms into one plain value, compares it
-with the reference, and writes it as TOML. Anything else raises ``AnswerKindError``
-with a message saying what was expected.
+Typed text is read by the rules of ``reading`` (the same in ``check()``, the grader
+and the page). Values handed in from Python or from a TOML file (a float, a list, an
+array) are first written as the tokens a person would type for them. A kind then
+turns the tokens into a ``Reading``: the value, the answer as it is shown back
+("you said ..."), and, for numbers, how many decimals each one states. Anything else
+raises ``AnswerKindError`` whose message says what was expected and what was found,
+in words that never quote the answer itself.
+
+Numbers are judged at the precision the question asks (``decimals``, six unless it
+says otherwise): right when they agree with the reference to that many decimals;
+"right so far" when they agree to the fewer decimals they state.
 """
 
 from __future__ import annotations
@@ -18,161 +21,279 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
+from . import reading
 from .errors import AnswerKindError
 
-SHOWN_TEXT = 60  # characters of a long text that a message quotes
+DECIMALS = 6  # the precision the chapter prints and asks for
+SHOWN = 60  # characters of a long answer that a verdict shows back
+MESSAGE = "expected {expected}; got {found}."  # the words for every answer that cannot be read
+FOUND = {  # ... and what was found instead; the page fills in the same templates
+    "text": "text that is not {what}",
+    "list": "a list of {count} values",
+    "list of one": "a list of 1 value",
+    "number": "a single number",
+    "entry": "a list whose entry {index} is not {what}",
+    "long": "an answer of {count} characters; the grader reads at most {longest} in one answer",
+    "no option": "text that names no option",
+}
+
+
+class Outcome(Enum):
+    """What became of an answer."""
+
+    CORRECT = "correct"
+    CLOSE = "right so far"
+    WRONG = "wrong"
+    NOT_ANSWERED = "not answered"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An answer as a kind reads it: its value, how it is shown back, and the decimals each number states."""
+
+    value: object
+    shown: str
+    decimals: tuple[int, ...] = ()
 
 
 def shortened(text: str) -> str:
-    """Text as a message quotes it: in Python's quotes, cut after ``SHOWN_TEXT`` characters with its length."""
-    if len(text) <= SHOWN_TEXT:
-        return repr(text)
-    return f"{text[:SHOWN_TEXT]!r}... ({len(text)} characters)"
+    """An answer as a verdict shows it back: whole, or its first ``SHOWN`` characters and its length."""
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}… ({len(text)} characters)"
 
 
-def _described(raw: object) -> str:
-    """Name what a person handed in, without judging it: ``the text 'twelve'``, ``a list of 3 values``."""
+def quoted(text: str) -> str:
+    """Text from a file (a key, a name) as a message quotes it: in Python's quotes, every control escaped, cut short."""
+    return repr(text) if len(text) <= SHOWN else f"{text[:SHOWN]!r}… ({len(text)} characters)"
+
+
+def unreadable(expected: str, found: str) -> AnswerKindError:
+    return AnswerKindError(MESSAGE.format(expected=expected, found=found))
+
+
+# --- answers handed in as values, written as tokens -----------------------------------------
+
+
+class Odd:
+    """An entry that is no token at all (a truth value, a table, a nested list), named in words."""
+
+    def __init__(self, found: str):
+        self.found = found
+
+
+def _token(raw: object) -> str | Odd:
+    """A value as the text a person would type for it; text stays text (after ``reading.plain``)."""
     if isinstance(raw, str):
-        return f"the text {shortened(raw)}"
+        return reading.plain(raw).strip(" ")
+    if isinstance(raw, (bool, np.bool_)):
+        return Odd("a truth value")
+    if isinstance(raw, (np.timedelta64, np.datetime64)):
+        return Odd("a span of time" if isinstance(raw, np.timedelta64) else "a date")
+    if isinstance(raw, (int, np.integer)):
+        number = int(raw)
+        return str(number) if number.bit_length() < 4000 else Odd("a whole number too long to read")
+    if isinstance(raw, (float, np.floating)):
+        number = float(raw)
+        return repr(number) if math.isfinite(number) else Odd("a number that is not finite")
+    return Odd(_named(raw))
+
+
+def _named(raw: object) -> str:
+    """What a value is, in words, without asking the value anything (its own methods may not be trusted)."""
     if isinstance(raw, datetime.datetime):
-        return f"the date and time {raw.isoformat()}"
+        return "a date and time"
     if isinstance(raw, datetime.date):
-        return f"the date {raw.isoformat()}"
+        return "a date"
     if isinstance(raw, datetime.time):
-        return f"the time {raw.isoformat()}"
-    if isinstance(raw, bool):
-        return f"the truth value {raw}"
-    if isinstance(raw, np.ndarray):
-        return f"an array of shape {raw.shape}"
-    if isinstance(raw, (list, tuple)):
-        return f"a {type(raw).__name__} of {len(raw)} value{'s' * (len(raw) != 1)}"
+        return "a time of day"
     if isinstance(raw, dict):
         return "a table"
-    return f"{raw!r}"
-
-
-def _is_whole(raw: object) -> bool:
-    return isinstance(raw, (int, np.integer)) and not isinstance(raw, (bool, np.bool_))
-
-
-def _is_real(raw: object) -> bool:
-    return _is_whole(raw) or isinstance(raw, (float, np.floating))
-
-
-def _unquoted(text: str) -> str:
-    """Text without its spaces around, and without one pair of matching quotes: ``"'B'"`` is ``B``."""
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
-
-
-def _as_typed(raw: object) -> object:
-    """Text that reads as a number or a list (as ``read_typed`` reads it) becomes that value; the rest stays."""
-    if isinstance(raw, str):
-        value = read_typed(_unquoted(raw))
-        if value is not None and not isinstance(value, str):
-            return value
-    return raw
-
-
-def _items(raw: object, what: str) -> list[object]:
-    """The entries of a flat list, tuple or rank-one array; anything else is the wrong kind."""
-    if isinstance(raw, np.ndarray):
-        if raw.ndim != 1:
-            raise AnswerKindError(f"expected {what}, got an array of shape {raw.shape}")
-        return raw.tolist()
     if isinstance(raw, (list, tuple)):
-        return list(raw)
-    raise AnswerKindError(f"expected {what}, got {_described(raw)}")
+        return f"a list of {len(raw)} values"
+    if isinstance(raw, np.ndarray):
+        return f"an array of shape {tuple(int(n) for n in raw.shape)}"
+    return f"a value of type {type(raw).__name__}"
+
+
+def as_typed(raw: object) -> reading.Typed:
+    """Any answer as typed text after ``reading``'s steps: text is read, a value is written first."""
+    if isinstance(raw, str):
+        if reading.too_long(raw):
+            raise AnswerKindError(FOUND["long"].format(count=len(raw), longest=reading.LONGEST))
+        return reading.typed(raw)
+    if isinstance(raw, np.ndarray) and raw.ndim == 1:
+        raw = raw.tolist()
+    elif isinstance(raw, np.ndarray) and raw.ndim == 0:
+        raw = raw.item()
+    if isinstance(raw, (list, tuple)):
+        entries = tuple(_token(entry) if not isinstance(entry, (list, tuple)) else Odd(_named(entry)) for entry in raw)
+        return reading.Typed("", entries)  # type: ignore[arg-type]
+    token = _token(raw)
+    if isinstance(token, Odd):
+        raise AnswerKindError(f"{token.found}")
+    return reading.Typed(token)
+
+
+def _found(typed: reading.Typed, what: str) -> str:
+    """Name what was found where ``what`` was wanted: text, or a list of so many values."""
+    if typed.entries is None:
+        return FOUND["text"].format(what=what)
+    count = len(typed.entries)
+    return FOUND["list of one"] if count == 1 else FOUND["list"].format(count=count)
+
+
+# --- the kinds ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Number:
-    """One real number; ints count as floats."""
+    """One real number, stated to ``decimals`` places or exactly."""
+
+    decimals: int = DECIMALS
 
     def describe(self) -> str:
         return "a number, like 0.5"
 
-    def read(self, raw: object) -> float:
-        value = _as_typed(raw)
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            value = value.item()
-        if _is_real(value):
-            return float(value)
-        raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}")
+    def read(self, raw: object) -> Reading:
+        try:
+            typed = as_typed(raw)
+        except AnswerKindError as odd:
+            raise unreadable(self.describe(), str(odd)) from None
+        if typed.entries is None and reading.is_number(typed.text):
+            return Reading(float(typed.text), typed.text, (reading.decimals(typed.text),))
+        raise unreadable(self.describe(), _found(typed, "a number"))
 
-    def agrees(self, given: float, expected: float, tolerance: float) -> bool:
-        return math.isfinite(given) and abs(given - expected) <= tolerance
+    def compare(self, given: Reading, expected: float) -> Outcome:
+        return _compare((given.value,), given.decimals, (expected,), self.decimals)
+
+    def matches(self, given: Reading, value: float) -> bool:
+        """Whether ``given`` states ``value`` to the decimals it gives (for a known slip's wrong answer)."""
+        return _agree(given.value, value, min(given.decimals[0], self.decimals))
 
     def show(self, value: float) -> str:
-        return f"{value:.6g}"
+        """A reference value at the precision asked, without trailing zeros: 12.5, 0.282843."""
+        return _decimal_text(value, self.decimals)
+
+    def data(self) -> dict[str, object]:
+        return {"type": "number", "decimals": self.decimals}
+
+    def plain(self, value: float) -> float:
+        """A reference value as the page compares with it."""
+        return float(value)
 
     def toml(self, value: float) -> str:
-        return repr(round(float(value), 6))
+        return repr(round(float(value), self.decimals))
 
 
 @dataclass(frozen=True)
 class Vector:
-    """A fixed number of real numbers: one per feature."""
+    """A fixed number of real numbers, one per feature, each stated to ``decimals`` places."""
 
     length: int
+    decimals: int = DECIMALS
 
     def describe(self) -> str:
         example = ", ".join(["0.5", "-1.25", "2.0", "0.75"][: self.length])
         return f"a list of {self.length} numbers, like [{example}]"
 
-    def read(self, raw: object) -> tuple[float, ...]:
-        items = _items(_as_typed(raw), self.describe())
-        if len(items) != self.length:
-            raise AnswerKindError(f"expected {self.describe()}, got {len(items)} value{'s' * (len(items) != 1)}")
-        values = []
-        for position, item in enumerate(items):
-            value = _as_typed(item)
-            if not _is_real(value):
-                raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
-            values.append(float(value))
-        return tuple(values)
+    def read(self, raw: object) -> Reading:
+        expected = self.describe()
+        try:
+            typed = as_typed(raw)
+        except AnswerKindError as odd:
+            raise unreadable(expected, str(odd)) from None
+        if typed.entries is None:
+            found = FOUND["number"] if reading.is_number(typed.text) else _found(typed, "a list of numbers")
+            raise unreadable(expected, found)
+        if len(typed.entries) != self.length:
+            raise unreadable(expected, _found(typed, ""))
+        for index, entry in enumerate(typed.entries):
+            if not (isinstance(entry, str) and reading.is_number(entry)):
+                raise unreadable(expected, FOUND["entry"].format(index=index + 1, what="a number"))
+        entries: tuple[str, ...] = typed.entries  # type: ignore[assignment]
+        return Reading(
+            tuple(float(entry) for entry in entries),
+            "[" + ", ".join(entries) + "]",
+            tuple(reading.decimals(entry) for entry in entries),
+        )
 
-    def agrees(self, given: Sequence[float], expected: Sequence[float], tolerance: float) -> bool:
-        return all(Number().agrees(g, e, tolerance) for g, e in zip(given, expected))
+    def compare(self, given: Reading, expected: Sequence[float]) -> Outcome:
+        return _compare(given.value, given.decimals, tuple(expected), self.decimals)
+
+    def matches(self, given: Reading, value: Sequence[float]) -> bool:
+        return all(
+            _agree(g, v, min(d, self.decimals)) for g, v, d in zip(given.value, value, given.decimals, strict=True)
+        )
 
     def show(self, value: Sequence[float]) -> str:
-        return "[" + ", ".join(f"{v:.6f}" for v in value) + "]"
+        return "[" + ", ".join(_decimal_text(v, self.decimals) for v in value) + "]"
+
+    def data(self) -> dict[str, object]:
+        return {"type": "vector", "length": self.length, "decimals": self.decimals}
+
+    def plain(self, value: Sequence[float]) -> list[float]:
+        return [float(v) for v in value]
 
     def toml(self, value: Sequence[float]) -> str:
-        return "[" + ", ".join(Number().toml(v) for v in value) + "]"
+        return "[" + ", ".join(Number(self.decimals).toml(v) for v in value) + "]"
 
 
 @dataclass(frozen=True)
 class Shape:
-    """An array shape: whole numbers, one per axis. A bare whole number is a one-axis shape."""
+    """An array shape: whole numbers, one per axis. A single whole number is a one-axis shape.
+
+    Sizes are kept as their digits, so a size of any length is compared, never converted.
+    """
 
     def describe(self) -> str:
         return "a list of whole numbers, one per axis, like [4, 7]"
 
-    def read(self, raw: object) -> tuple[int, ...]:
-        value = _as_typed(raw)
-        items = _items([value] if _is_whole(value) else value, self.describe())
-        axes = []
-        for position, item in enumerate(items):
-            size = _as_typed(item)
-            if not _is_whole(size) or size < 0:
-                raise AnswerKindError(f"expected {self.describe()}; entry {position} is {_described(item)}")
-            axes.append(int(size))
-        return tuple(axes)
+    def read(self, raw: object) -> Reading:
+        expected = self.describe()
+        try:
+            typed = as_typed(raw)
+        except AnswerKindError as odd:
+            raise unreadable(expected, str(odd)) from None
+        entries = typed.entries if typed.entries is not None else (typed.text,)
+        sizes = []
+        for index, entry in enumerate(entries):
+            size = _size(entry)
+            if size is None:
+                what = "a whole number of 0 or more"
+                found = FOUND["entry"].format(index=index + 1, what=what) if typed.entries is not None else None
+                raise unreadable(expected, found or FOUND["text"].format(what=what))
+            sizes.append(size)
+        return Reading(tuple(sizes), "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")")
 
-    def agrees(self, given: tuple[int, ...], expected: tuple[int, ...], tolerance: float | None = None) -> bool:
-        return tuple(given) == tuple(expected)
+    def compare(self, given: Reading, expected: Sequence[int]) -> Outcome:
+        return Outcome.CORRECT if given.value == tuple(str(int(n)) for n in expected) else Outcome.WRONG
+
+    def matches(self, given: Reading, value: Sequence[int]) -> bool:
+        return self.compare(given, value) == Outcome.CORRECT
 
     def show(self, value: Sequence[int]) -> str:
-        return str(tuple(value))
+        return str(tuple(int(v) for v in value))
+
+    def data(self) -> dict[str, object]:
+        return {"type": "shape"}
+
+    def plain(self, value: Sequence[int]) -> list[str]:
+        return [str(int(v)) for v in value]
 
     def toml(self, value: Sequence[int]) -> str:
         return "[" + ", ".join(str(int(v)) for v in value) + "]"
+
+
+def _size(entry: object) -> str | None:
+    """An axis size as its digits without a sign or leading zeros, or None if it is not a whole number >= 0."""
+    if not (isinstance(entry, str) and reading.is_whole(entry)):
+        return None
+    digits = entry.lstrip("+-").lstrip("0") or "0"
+    return None if entry.startswith("-") and digits != "0" else digits
 
 
 @dataclass(frozen=True)
@@ -186,37 +307,59 @@ class Choice:
         return string.ascii_uppercase[: len(self.options)]
 
     def describe(self) -> str:
-        return f"a letter from {self.letters[0]} to {self.letters[-1]} in quotes, or the words of an option"
+        return f"a letter from {self.letters[0]} to {self.letters[-1]}, or the words of an option"
 
-    def read(self, raw: object) -> int:
+    def read(self, raw: object) -> Reading:
+        expected = self.describe()
         if not isinstance(raw, str):
-            hint = "; answer with the option's letter in quotes" if _is_whole(raw) else ""
-            raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}{hint}")
-        text = _unquoted(raw)
-        # patterns with one way to match each text, so that long text takes linear time
-        letter = re.fullmatch(r"\(?\s*([A-Za-z])(?:\s*[).])?", text)
+            token = Odd(_named(raw)) if isinstance(raw, (list, tuple, np.ndarray)) else _token(raw)
+            if isinstance(token, Odd):
+                raise unreadable(expected, token.found)
+            hint = "a whole number; write the option's letter" if reading.is_whole(token) else "a number"
+            raise unreadable(expected, hint)
+        try:
+            text = as_typed(raw).text  # the whole text: "(B)" is a letter in brackets, not a list
+        except AnswerKindError as odd:
+            raise unreadable(expected, str(odd)) from None
+        index = self._index(text)
+        if index is None:
+            raise unreadable(expected, FOUND["no option"])
+        return Reading(index, self.letters[index])
+
+    def _index(self, text: str) -> int | None:
+        letter = re.fullmatch(reading.LETTER, text)
         if letter and letter.group(1).upper() in self.letters:
             return self.letters.index(letter.group(1).upper())
-        labelled = re.fullmatch(r"\(?\s*([A-Za-z])\s*[).]\s+(\S.*)", text)  # "B) the words", as the list shows it
+        labelled = re.fullmatch(reading.LABELLED, text)
         if labelled and labelled.group(1).upper() in self.letters:
             index = self.letters.index(labelled.group(1).upper())
-            if _plain_words(labelled.group(2)) == _plain_words(self.options[index]):
+            if reading.plain_words(labelled.group(2)) == self.words()[index]:
                 return index
-        wanted = _plain_words(text)
-        for index, option in enumerate(self.options):
-            if _plain_words(option) == wanted:
-                return index
-        raise AnswerKindError(f"expected {self.describe()}, got {_described(raw)}")
+        wanted = reading.plain_words(text)
+        return self.words().index(wanted) if wanted in self.words() else None
 
-    def agrees(self, given: int, expected: int, tolerance: float | None = None) -> bool:
-        return given == expected
+    def words(self) -> list[str]:
+        """Each option's words as answers are compared with them."""
+        return [reading.plain_words(reading.plain(option)) for option in self.options]
 
-    def show(self, value: int) -> str:
-        return f"{self.letters[value]}) {self.options[value]}"
+    def compare(self, given: Reading, expected: int) -> Outcome:
+        return Outcome.CORRECT if given.value == expected else Outcome.WRONG
+
+    def matches(self, given: Reading, value: int) -> bool:
+        return given.value == value
+
+    def show(self, index: int) -> str:
+        return f"{self.letters[index]}) {self.options[index]}"
 
     def listed(self) -> tuple[str, ...]:
         """Every option as the reader sees it: ``A) the words``, one per line."""
         return tuple(self.show(index) for index in range(len(self.options)))
+
+    def data(self) -> dict[str, object]:
+        return {"type": "choice", "letters": self.letters, "words": self.words()}
+
+    def plain(self, value: int) -> int:
+        return int(value)
 
     def toml(self, value: int) -> str:
         return f'"{self.letters[value]}"'
@@ -224,43 +367,35 @@ class Choice:
 
 Kind = Number | Vector | Shape | Choice
 
-_TYPED_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_TYPED_WHOLE = re.compile(r"[+-]?\d+")
-_BRACKETS = {"[": "]", "(": ")"}
+
+# --- numbers at the precision asked ---------------------------------------------------------
 
 
-def read_typed(text: str) -> object:
-    """What a reader typed in a prediction box, as the value ``check`` takes.
+def _decimal_text(value: float, decimals: int) -> str:
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
 
-    A number (``12``, ``-0.5``, ``1e-5``) becomes an int or a float; ``[a, b]`` or
-    ``(a, b)`` a list of them; text in matching quotes, or any other text, stays text.
-    Blank means no answer yet (``None``). A unicode minus reads as a minus. The page's
-    JavaScript (``static/prediction.js``) reads typed text by exactly these rules.
+
+def _agree(given: float, expected: float, decimals: int) -> bool:
+    """Whether ``given`` is ``expected`` to ``decimals`` places: within half a unit of the last place.
+
+    Half a unit exactly counts, with room for the binary rounding of both numbers, so
+    that a reference ending in 5 may be rounded either way.
     """
-    text = text.strip().replace("\u2212", "-")
-    if not text:
-        return None
-    if text[0] in _BRACKETS and text[-1] == _BRACKETS[text[0]]:
-        items = [item.strip() for item in text[1:-1].split(",")]
-        if items and not items[-1]:  # "(4,)" and "[]"
-            items.pop()
-        return [_typed_scalar(item) for item in items]
-    return _typed_scalar(text)
+    slack = 1e-12 * max(1.0, abs(expected))
+    return math.isfinite(given) and abs(given - expected) <= 0.5 * 10.0**-decimals + slack
 
 
-def _typed_scalar(text: str) -> object:
-    if _TYPED_WHOLE.fullmatch(text):
-        try:
-            return int(text)
-        except ValueError:  # more digits than Python turns into an int (4300): a float, infinite
-            return float(text)
-    if _TYPED_NUMBER.fullmatch(text):
-        return float(text)
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
+def _nearly(given: float, expected: float, decimals: int) -> bool:
+    """Whether ``given`` is ``expected`` rounded to ``decimals`` places: strictly within half a unit."""
+    return math.isfinite(given) and abs(given - expected) < 0.5 * 10.0**-decimals
 
 
-def _plain_words(text: str) -> str:
-    """Compare option texts the way a person reads them: case, spacing and a final full stop aside."""
-    return " ".join(text.casefold().split()).rstrip(".")
+def _compare(given: Sequence[float], stated: Sequence[int], expected: Sequence[float], decimals: int) -> Outcome:
+    """Right to ``decimals`` places; right so far (to the fewer places stated, and not zero); or wrong."""
+    if all(_agree(g, e, decimals) for g, e in zip(given, expected, strict=True)):
+        return Outcome.CORRECT
+    so_far = all(_nearly(g, e, min(d, decimals)) for g, e, d in zip(given, expected, stated, strict=True))
+    if so_far and min(stated) < decimals and any(g != 0 for g in given):
+        return Outcome.CLOSE
+    return Outcome.WRONG

@@ -22,16 +22,16 @@ from ..core.format import fmt
 from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
-from ..studies import evidence, example
+from ..studies import evidence, example, precision, training
 from ..studies.block import PreNormBlock
+from ..studies.formulas import rms_norm_formula
 from .errors import UnknownExercise
-from .kinds import Choice, Kind, Number, Shape, Vector, shortened
+from .kinds import Choice, Kind, Number, Shape, Vector, quoted
 
 X, G, EPS = example.INPUT, example.GAIN, example.EPS
 TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM
 BATCH_SHAPE = (2, 5, 3)  # [B, T, d] with three different sizes, so no axis can be mistaken for another
 SHAPE_SEED = 25
-TOLERANCE = 1e-5  # six decimals, as the chapter prints them, pass with room to spare
 
 
 @dataclass(frozen=True)
@@ -47,35 +47,35 @@ class Solution:
     pitfalls: tuple[tuple[object, str], ...] = ()
 
 
-def _wrong_choices(options: tuple[str, ...], notes: dict[str, str], right: int) -> tuple[tuple[str, str], ...]:
-    """The pitfalls of a choice: each wrong option with a note on why that reading fails."""
-    return tuple((option, notes[option]) for index, option in enumerate(options) if index != right and option in notes)
+def _wrong_choices(options: tuple[str, ...], notes: dict[str, str], right: int) -> tuple[tuple[int, str], ...]:
+    """The pitfalls of a choice: each wrong option (by its index) with a note on why that reading fails."""
+    return tuple((index, notes[option]) for index, option in enumerate(options) if index != right and option in notes)
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One prediction: what is asked, what kind of answer it takes, a hint, and how to solve it."""
+    """One prediction: its title, what is asked, what kind of answer it takes, a hint, and how to solve it."""
 
     id: str
+    title: str
     prompt: str
     kind: Kind
     hint: str
     solve: Callable[[], Solution] = field(repr=False)
-    tolerance: float | None = None
 
 
 EXERCISES: dict[str, Exercise] = {}  # every exercise, in the order the chapter asks them
 
 
 def exercise(
-    exercise_id: str, prompt: str, kind: Kind, hint: str, tolerance: float | None = None
+    exercise_id: str, title: str, prompt: str, kind: Kind, hint: str
 ) -> Callable[[Callable[[], Solution]], Callable[[], Solution]]:
     """Register the solver below as an exercise, with its question beside it."""
 
     def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
         if exercise_id in EXERCISES:
             raise ValueError(f"exercise {exercise_id!r} is registered twice")
-        EXERCISES[exercise_id] = Exercise(exercise_id, prompt, kind, hint, solve, tolerance)
+        EXERCISES[exercise_id] = Exercise(exercise_id, title, prompt, kind, hint, solve)
         return solve
 
     return register
@@ -94,10 +94,10 @@ PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
 
 @exercise(
     "mean-square",
+    "The mean square",
     f"x = {X_TEXT}. What is its mean square, mean(x**2)?",
     Number(),
     "Square each coordinate, add the squares, divide by the number of coordinates d.",
-    tolerance=TOLERANCE,
 )
 def _mean_square() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
@@ -112,10 +112,10 @@ def _mean_square() -> Solution:
 
 @exercise(
     "reciprocal-rms",
+    "The reciprocal RMS",
     f"x = {X_TEXT}, eps = {EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
     Number(),
     "Add eps to the mean square, take the square root, then take 1 over it.",
-    tolerance=TOLERANCE,
 )
 def _reciprocal_rms() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
@@ -130,11 +130,11 @@ def _reciprocal_rms() -> Solution:
 
 @exercise(
     "normalized",
+    "x-hat of the worked example",
     f"x = {X_TEXT}, eps = {EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
     "before any gain? Six decimals.",
     PAIR,
     "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
-    tolerance=TOLERANCE,
 )
 def _normalized() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
@@ -155,10 +155,10 @@ def _normalized() -> Solution:
 
 @exercise(
     "output",
+    "The output, after the gain",
     f"Apply the gain g = {G_TEXT} to that x-hat. What is the output y = g * x-hat? Six decimals.",
     PAIR,
     "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
-    tolerance=TOLERANCE,
 )
 def _output() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
@@ -175,10 +175,11 @@ def _output() -> Solution:
 
 @exercise(
     "scaled-ideal",
-    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. What is x-hat of the scaled input, before the gain?",
+    "Ten times x, with eps = 0",
+    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. What is x-hat of the scaled input, before the gain? "
+    "Six decimals.",
     PAIR,
     "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
-    tolerance=TOLERANCE,
 )
 def _scaled_ideal() -> Solution:
     card = evidence.scale_card("ideal", X, example.IDEAL_EPS, FACTOR)
@@ -198,10 +199,10 @@ def _scaled_ideal() -> Solution:
 
 @exercise(
     "tiny-normalized",
+    "x-hat of a tiny vector",
     f"Now x = {TINY_TEXT} and eps = {EPS:g}. What is x-hat, before the gain? Six decimals.",
     PAIR,
     "Compare the mean square of this x with eps before you take the square root.",
-    tolerance=TOLERANCE,
 )
 def _tiny_normalized() -> Solution:
     forward = rms_norm_forward(TINY, None, EPS)
@@ -218,10 +219,10 @@ def _tiny_normalized() -> Solution:
 
 @exercise(
     "tiny-scaled",
+    "Ten times the tiny vector",
     f"Keep eps = {EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. What is x-hat of the scaled input? Six decimals.",
     PAIR,
     f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
-    tolerance=TOLERANCE,
 )
 def _tiny_scaled() -> Solution:
     card = evidence.scale_card("near-zero", TINY, EPS, FACTOR)
@@ -259,6 +260,7 @@ EPS_NOTES = {
 
 @exercise(
     "eps-near-zero",
+    "Why eps matters near zero",
     f"Why does a positive eps change x-hat of {TINY_TEXT} so much more than x-hat of {X_TEXT}?",
     Choice(EPS_OPTIONS),
     "Look at where eps enters the formula, and compare it with each vector's mean square.",
@@ -278,7 +280,7 @@ def _eps_near_zero() -> Solution:
 
 # --- the all-zero row ----------------------------------------------------------
 
-ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
+ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "an error that names the row")
 ZERO_ROW_NOTES = {  # by eps > 0, then by eps = 0
     True: {
         ZERO_ROW_OPTIONS[1]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
@@ -286,8 +288,8 @@ ZERO_ROW_NOTES = {  # by eps > 0, then by eps = 0
     },
     False: {
         ZERO_ROW_OPTIONS[0]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
-        ZERO_ROW_OPTIONS[1]: "NaN is what 0 / 0 gives in plain floating point, and it would spread through every "
-        "later layer; look at what this package does before it divides.",
+        ZERO_ROW_OPTIONS[1]: "NaN is what the formula gives (0 / 0), and what PyTorch returns; the question is "
+        "what this package does, and it checks the row before it divides.",
     },
 }
 
@@ -308,7 +310,8 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
 
 @exercise(
     "zero-row-positive-eps",
-    f"What does RMSNorm return for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
+    "An all-zero row, with eps > 0",
+    f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
     Choice(ZERO_ROW_OPTIONS),
     "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
 )
@@ -323,15 +326,18 @@ def _zero_row_positive_eps() -> Solution:
 
 @exercise(
     "zero-row-zero-eps",
-    f"And for the all-zero row {_nums(example.ZERO_ROW)} with eps = 0?",
+    "An all-zero row, with eps = 0",
+    f"With eps = 0 the formula divides the all-zero row {_nums(example.ZERO_ROW)} by sqrt(0). "
+    "What does this package's rms_norm do with that row?",
     Choice(ZERO_ROW_OPTIONS),
-    "With eps = 0 the RMS of a zero row is 0; this package names a row it cannot normalize.",
+    "This package checks every row before it divides, and says which row it cannot normalize.",
 )
 def _zero_row_zero_eps() -> Solution:
     index, quoted = _zero_row_outcome(0.0)
     return Solution(
         index,
-        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0; the package refuses rather than return NaN.",
+        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0: the formula gives NaN, and PyTorch returns "
+        "it. This package refuses the row instead, naming it, so the NaN cannot spread through later layers.",
         _wrong_choices(ZERO_ROW_OPTIONS, ZERO_ROW_NOTES[False], index),
     )
 
@@ -354,6 +360,7 @@ CENTERING_NOTES = {
 
 @exercise(
     "centering-and-batch",
+    "What RMSNorm leaves out",
     "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
     Choice(CENTERING_OPTIONS),
     "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
@@ -387,6 +394,7 @@ def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 @exercise(
     "output-shape",
+    "The output's shape",
     f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. What is the shape of RMSNorm's output?",
     Shape(),
     "RMSNorm rescales each feature vector; does it add, drop or reorder any axis?",
@@ -403,7 +411,9 @@ def _output_shape() -> Solution:
 
 @exercise(
     "gain-gradient-shape",
-    f"For the same input of shape {list(BATCH_SHAPE)}, what is the shape of the gain's gradient?",
+    "The gain gradient's shape",
+    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm, whose gain holds one number per "
+    "feature. What is the shape of the gain's gradient?",
     Shape(),
     "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
 )
@@ -435,6 +445,7 @@ POLICY_NOTES = {
 
 @exercise(
     "no-decay-policy",
+    "Who decides weight decay",
     "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
     Choice(POLICY_OPTIONS),
     "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
@@ -474,6 +485,7 @@ PLACEMENT_NOTES = {
 
 @exercise(
     "pre-norm-placement",
+    "Where the norm sits in a block",
     "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
     Choice(PLACEMENT_OPTIONS),
     "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
@@ -492,9 +504,9 @@ def _pre_norm_placement() -> Solution:
         matches[0],
         "In the package's PreNormBlock the attention branch reads rows with mean square "
         f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
-        f"keeps its own scale (mean squares {fmt(np.mean(np.square(x), axis=-1))} in, "
-        f"{fmt(np.mean(np.square(trace.h), axis=-1))} after the branch is added), because the identity path "
-        "is never normalized. LLaMA normalizes the input of each sublayer the same way.",
+        f"itself is never normalized: its rows' mean squares are {fmt(np.mean(np.square(x), axis=-1))} going "
+        f"in and {fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added, not one. LLaMA "
+        "normalizes the input of each sublayer the same way.",
         _wrong_choices(PLACEMENT_OPTIONS, PLACEMENT_NOTES, matches[0]),
     )
 
@@ -504,12 +516,12 @@ def _pre_norm_placement() -> Solution:
 
 @exercise(
     "grad-x",
+    "The input's gradient",
     f"x = {X_TEXT}, g = {G_TEXT}, eps = {EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
     "What is grad_x? Six decimals.",
     PAIR,
     "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
     "grad_x = r * (u - x-hat * mean(u * x-hat)).",
-    tolerance=TOLERANCE,
 )
 def _grad_x() -> Solution:
     p = evidence.primary()
@@ -530,10 +542,10 @@ def _grad_x() -> Solution:
 
 @exercise(
     "grad-gain",
+    "The gain's gradient",
     f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
     PAIR,
     "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
-    tolerance=TOLERANCE,
 )
 def _grad_gain() -> Solution:
     p = evidence.primary()
@@ -552,10 +564,10 @@ def _grad_gain() -> Solution:
 
 @exercise(
     "anchor-mean",
+    "The mean of x-hat",
     f"With eps = 0, what is the mean of x-hat for the anchor x = {_nums(example.ANCHOR)}? Six decimals.",
     Number(),
     "RMSNorm divides by the RMS and subtracts nothing: average the two coordinates of x / RMS.",
-    tolerance=TOLERANCE,
 )
 def _anchor_mean() -> Solution:
     normalized = rms_norm_forward(example.ANCHOR, None, example.IDEAL_EPS).normalized
@@ -569,10 +581,10 @@ def _anchor_mean() -> Solution:
 
 @exercise(
     "crossover-rms",
+    "Where eps takes half",
     f"For eps = {EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half? Six decimals.",
     Number(),
     "One half means the mean square equals eps.",
-    tolerance=TOLERANCE,
 )
 def _crossover_rms() -> Solution:
     rms = float(np.sqrt(EPS))
@@ -600,6 +612,7 @@ BATCH_NOTES = {
 
 @exercise(
     "companion-changes",
+    "Whose output depends on the batch",
     f"The anchor {_nums(example.ANCHOR)} is normalized next to {_nums(example.COMPANION)}, then next to a copy "
     "of itself. Whose output for the anchor changes?",
     Choice(BATCH_OPTIONS),
@@ -634,9 +647,11 @@ DTYPE_NOTES = {
 
 @exercise(
     "integer-dtype",
-    f"rms_norm is handed the integer array {_nums(X)} (dtype int64). In which dtype does the output come back?",
+    "Integers in: which dtype out?",
+    f"rms_norm is handed the integer array {_nums(X)} (dtype int64). x / RMS needs floating point. In which "
+    "dtype does the output come back, if the package keeps as many of an int64's digits as it can?",
     Choice(DTYPE_OPTIONS),
-    "Integers cannot hold x / RMS; which float does the precision policy promote them to?",
+    "Compare the significant bits each float format keeps with an int64's 63.",
 )
 def _integer_dtype() -> Solution:
     dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
@@ -653,11 +668,11 @@ GRADIENT_SCALE = 4.0  # any factor but the scale cards' ten, so this answer is n
 
 @exercise(
     "grad-x-scaled",
+    "The gradient of a scaled input",
     f"With eps = 0, x = {X_TEXT}, g = {G_TEXT} and grad_output = {_nums(UPSTREAM)}, multiply x by {GRADIENT_SCALE:g}. "
     "grad_x of the scaled input is grad_x of x times what factor?",
     Number(),
     "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
-    tolerance=TOLERANCE,
 )
 def _grad_x_scaled() -> Solution:
     grad_x, _ = rms_norm_backward(X, G, example.IDEAL_EPS, UPSTREAM)
@@ -677,10 +692,10 @@ def _grad_x_scaled() -> Solution:
 
 @exercise(
     "huge-row",
+    "A row whose squares overflow",
     "With eps = 0, what is x-hat of the row [1e200, 2e200], whose squares overflow float64? Six decimals.",
     PAIR,
     "x-hat depends only on the direction of x, and the package rescales rows whose squares overflow.",
-    tolerance=TOLERANCE,
 )
 def _huge_row() -> Solution:
     row = (1e200, 2e200)
@@ -697,10 +712,10 @@ def _huge_row() -> Solution:
 
 @exercise(
     "plateau-value",
+    "The mean square of x-hat",
     f"For the worked example (x = {X_TEXT}, eps = {EPS:g}), what is the mean square of x-hat? Six decimals.",
     Number(),
     "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
-    tolerance=TOLERANCE,
 )
 def _normalized_mean_square() -> Solution:
     forward = rms_norm_forward(X, G, EPS)
@@ -724,6 +739,7 @@ SQUARE_NOTES = {
 
 @exercise(
     "half-precision-square",
+    "300 squared in float16",
     "In float16, what is 300 squared?",
     Choice(SQUARE_OPTIONS),
     "float16's largest finite value is 65504.",
@@ -740,11 +756,71 @@ def _half_square() -> Solution:
     )
 
 
+@exercise(
+    "float16-formula-row",
+    "The formula, all in float16",
+    f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
+    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {EPS:g}? Six decimals.",
+    Vector(len(precision.HALF_PRECISION_ROW)),
+    "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
+)
+def _float16_formula_row() -> Solution:
+    row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
+    with np.errstate(over="ignore"):
+        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), EPS)
+    upcast = rms_norm(row, None, EPS)
+    return Solution(
+        tuple(float(v) for v in formula),
+        f"In float16, {row[0]:g} squared overflows to inf, the mean and its root are inf, and x / inf is 0: "
+        f"{fmt(formula)}. rms_norm computes in float32 and returns {fmt(upcast)} in float16.",
+        pitfalls=(
+            (
+                tuple(float(v) for v in upcast),
+                "That is what the package returns, computing in float32; the formula as written stays in float16.",
+            ),
+        ),
+    )
+
+
+OUTCOME_OPTIONS = (
+    "no normalization",
+    "LayerNorm, by more than a fifth",
+    "RMSNorm, by more than a fifth",
+    "LayerNorm and RMSNorm, within a fifth of each other",
+)
+OUTCOME_NOTES = {
+    OUTCOME_OPTIONS[0]: "Without a norm the stream grows with depth and the first steps are spent taming it.",
+    OUTCOME_OPTIONS[1]: "Subtracting the mean is the one thing LayerNorm adds; look at whether this task needs it.",
+    OUTCOME_OPTIONS[2]: "RMSNorm does less than LayerNorm, not more; what could it gain here?",
+}
+
+
+@exercise(
+    "training-outcome",
+    "Which network generalizes best",
+    "The 16-block network is trained three ways from the same start: with no normalization, with LayerNorm, "
+    "with RMSNorm. Which ends with the lowest loss on examples it never saw?",
+    Choice(OUTCOME_OPTIONS),
+    "Both norms keep every branch's input at RMS one; only one also subtracts the mean.",
+)
+def _training_outcome() -> Solution:
+    runs = training.experiment(training.Setup())  # the same cached runs as the training page
+    none, layer, rms = (runs[variant].held_out_loss for variant in training.VARIANTS)
+    close = abs(layer - rms) <= 0.2 * min(layer, rms)
+    index = 0 if none < min(layer, rms) else 3 if close else 1 if layer < rms else 2
+    return Solution(
+        index,
+        f"Held-out losses: {none:.3g} without a norm, {layer:.3f} with LayerNorm, {rms:.3f} with RMSNorm. "
+        "Subtracting the mean bought nothing on this task.",
+        _wrong_choices(OUTCOME_OPTIONS, OUTCOME_NOTES, index),
+    )
+
+
 def get(exercise_id: object) -> Exercise:
     """The exercise with this id, or an error that suggests the nearest ids."""
     if isinstance(exercise_id, str) and exercise_id in EXERCISES:
         return EXERCISES[exercise_id]
     near = difflib.get_close_matches(exercise_id, EXERCISES, n=3) if isinstance(exercise_id, str) else []
     expected = f"did you mean {' or '.join(map(repr, near))}?" if near else f"expected one of {', '.join(EXERCISES)}"
-    named = shortened(exercise_id) if isinstance(exercise_id, str) else repr(exercise_id)
+    named = quoted(exercise_id) if isinstance(exercise_id, str) else f"of type {type(exercise_id).__name__}"
     raise UnknownExercise(f"there is no exercise {named}; {expected}")

@@ -34,15 +34,16 @@ def summary(graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally]) -> s
         lines.append(f"{len(troubled)} with problems (the CSV's last column says which):")
         lines += [f"  {problem}" for file in troubled for problem in file.problems()[:1]]
     width = max(len(exercise_id) for exercise_id in registry.EXERCISES)
-    lines.append(f"{'exercise':<{width}}  {'right':>9}  most common wrong answer: the slip behind it")
+    lines.append(f"{'exercise':<{width}}  {'right':>9}  {'first try':>9}  most common wrong answer: the slip behind it")
     for t in tallies:
         right = f"{t.right}/{t.files}"
+        first = f"{t.first_right}/{t.first_recorded}" if t.first_recorded else "-"
         if t.common_wrong is None:
             wrong = "none"
         else:
             files = f"{t.common_count} file{'s' * (t.common_count != 1)}"
             wrong = f"{t.common_wrong} ({files}): {t.note or 'no known slip gives this answer'}"
-        lines.append(f"{t.exercise_id:<{width}}  {right:>9}  {wrong}")
+        lines.append(f"{t.exercise_id:<{width}}  {right:>9}  {first:>9}  {wrong}")
     return "\n".join(lines) + "\n"
 
 
@@ -66,11 +67,13 @@ def feedback_markdown(file: GradedFile) -> str:
     if file.sheet.unreadable is not None:
         return "\n".join([*lines, f"Nothing in this file was graded: {_md(file.sheet.unreadable)}", ""])
     lines += [f"- {_md(problem)}" for problem in file.problems()] + ([""] if file.problems() else [])
-    for number, verdict in enumerate(file.verdicts, start=1):
+    for number, (verdict, first) in enumerate(zip(file.verdicts, file.first_tries), start=1):
         mark, word, _ = LOOKS[verdict.outcome]
         lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}: {mark} {word}", ""]
         if verdict.answer is not None:
             lines += [f"Your answer: {_code(verdict.answer)}", ""]
+        if first is not None:
+            lines += [f"Your first prediction: {_code(first.answer or '')}, {first.label.lower()}", ""]
         lines += [_md(verdict.message), ""]
     return "\n".join(lines)
 

@@ -41,6 +41,7 @@ RMS_AXIS = np.geomspace(*RMS_WINDOW, 400)
 # Each outcome of a graded answer: a fill and a hatch, so the bars read without colour too.
 OUTCOME_STYLES = {
     Outcome.CORRECT: (GREEN, ""),
+    Outcome.CLOSE: (BLUE, "\\\\"),
     Outcome.WRONG: (ORANGE, "//"),
     Outcome.NOT_ANSWERED: ("white", ".."),
     Outcome.UNREADABLE: (PURPLE, "xx"),
@@ -607,7 +608,8 @@ def post_norm_and_model_figure() -> Figure:
 
 
 def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
-    """Per exercise, the share of a class's files right, wrong, not answered and unreadable: where predictions fail."""
+    """Per exercise, the share of a class's files in each outcome (right, right so far, wrong, not answered,
+    unreadable): where predictions fail."""
     files = max((t.files for t in tallies), default=0)
     fig, (ax,) = _new(8.0, 1.4 + 0.27 * len(tallies))
     rows = np.arange(len(tallies))

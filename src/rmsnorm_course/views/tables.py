@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 from IPython.display import Markdown
 
 from ..core.format import fmt
 from ..studies.comparison import IMPLEMENTATIONS, Statistics
 from ..studies.evidence import Evidence, History
 from ..studies.example import ANCHOR, COMPANION
+from ..studies.refusals import CONTRASTS, PYTORCH_VERSION
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], footer: str = "") -> Markdown:
@@ -48,6 +50,27 @@ def implementations_table() -> Markdown:
         ["implementation", "default eps", "where eps goes", "computed in"],
         [[i.name, i.eps, f"`{i.placement}`", i.precision] for i in IMPLEMENTATIONS],
         footer="Sources: " + "; ".join(f"{i.name}: {i.source}" for i in IMPLEMENTATIONS) + ".",
+    )
+
+
+def float_formats_table() -> Markdown:
+    """float16, float32 and float64: the significant bits each keeps and the largest number each holds."""
+    rows = []
+    for dtype in (np.float16, np.float32, np.float64):
+        info = np.finfo(dtype)
+        bits = info.nmant + 1
+        rows.append([np.dtype(dtype).name, bits, f"{float(info.max):.6g}", f"2**{bits}"])
+    return markdown_table(["format", "significant bits", "largest finite value", "every whole number up to"], rows)
+
+
+def refusals_table() -> Markdown:
+    """Each contrast: what the formula, PyTorch and this package do with the request, and why."""
+    return markdown_table(
+        ["request", "the formula gives", f"PyTorch {PYTORCH_VERSION} `F.rms_norm`", "this package", "why"],
+        [[c.request, c.formula(), c.pytorch, c.package(), c.why] for c in CONTRASTS],
+        footer="The formula column is computed when the book is built, in float64, exactly as written; "
+        f"the PyTorch column was recorded with PyTorch {PYTORCH_VERSION}, and the tests check it "
+        "wherever PyTorch is installed.",
     )
 
 

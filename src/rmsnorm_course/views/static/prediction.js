@@ -1,301 +1,190 @@
-// Prediction boxes that answer back without a kernel.
+// Prediction boxes that answer back without a kernel, and a page that waits for them.
 //
-// Each box (class "prediction") carries its exercise's data, written by the package at
-// build time: the kind of answer, the reference answer, the tolerance, the hint, the
-// pitfalls and the explanation. This script reads what the reader typed by the rules of
-// kinds.read_typed, then judges it as feedback.judge does, with the same words. The
-// browser tests type the same strings here and into check() and compare the verdicts.
+// What an answer is comes from the package as data: the reading rules
+// (window.rmsnormAnswerRules, from exercises/reading.py) and, in each box, its exercise's
+// kind, reference, known slips and every text a verdict can say (exercises/feedback.py).
+// This script applies them as they are: it reads, compares and picks; it composes no words.
+// Until a box has a verdict, or the reader asks for its answer, what follows it on the page
+// is out of sight; without this script, or in print, the whole page is there.
 (function () {
   "use strict";
   if (window.rmsnormPredictions) return;  // one copy serves every box on the page
   window.rmsnormPredictions = true;
+  const RULES = window.rmsnormAnswerRules;
 
-  // --- what was typed, as a value (kinds.read_typed) ---------------------------------
-  const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-  const WHOLE = /^[+-]?\d+$/;
-  const BRACKETS = { "[": "]", "(": ")" };
+  // --- reading (exercises/reading.py) --------------------------------------------------
+  const TABLE = new Map(Object.entries(RULES.characters.single).map(([c, p]) => [c.codePointAt(0), p]));
+  for (const [first, count, to] of RULES.characters.runs) {
+    for (let k = 0; k < count; k++) TABLE.set(first + k, String.fromCodePoint(to + k));
+  }
+  const whole = (pattern) => new RegExp("^(?:" + pattern + ")$");
+  const NUMBER = whole(RULES.number), WHOLE = whole(RULES.whole);
+  const LETTER = whole(RULES.letter), LABELLED = whole(RULES.labelled);
 
-  function num(value, whole, text) { return { num: value, whole: whole, text: whole ? BigInt(text).toString() : text }; }
-  function isNum(v) { return v !== null && typeof v === "object" && "num" in v; }
+  const plain = (text) => Array.from(text, (c) => TABLE.get(c.codePointAt(0)) ?? c).join("");
+  const trim = (text) => text.replace(/^ +| +$/g, "");
+  const length = (text) => Array.from(text).length;
 
-  const INT_DIGITS = 4300;  // Python turns at most this many digits into an int; more read as a float
-
-  function scalar(text) {
-    if (WHOLE.test(text) && text.replace(/^[+-]/, "").length > INT_DIGITS) return num(Number(text), false, text);
-    if (WHOLE.test(text)) return num(Number(text), true, text);
-    if (NUMBER.test(text)) return num(Number(text), false, text);
-    if (text.length >= 2 && text[0] === text[text.length - 1] && (text[0] === '"' || text[0] === "'")) {
-      return text.slice(1, -1);
+  function typed(raw) {  // reading.typed: { text, entries }
+    let text = trim(plain(raw));
+    if (text.length >= 2 && text[0] === text[text.length - 1] && RULES.quotes.includes(text[0])) text = trim(text.slice(1, -1));
+    if (text.length >= 2 && ((text[0] === "[" && text.endsWith("]")) || (text[0] === "(" && text.endsWith(")")))) {
+      const entries = text.slice(1, -1).split(",").map(trim);
+      if (entries.length && !entries[entries.length - 1]) entries.pop();
+      return { text, entries };
     }
-    return text;
+    return { text, entries: null };
   }
 
-  function readTyped(raw) {
-    const text = raw.replace(/\u2212/g, "-").trim();
-    if (!text) return null;
-    if (BRACKETS[text[0]] && text[text.length - 1] === BRACKETS[text[0]]) {
-      const items = text.slice(1, -1).split(",").map(function (item) { return item.trim(); });
-      if (items.length && !items[items.length - 1]) items.pop();
-      return items.map(scalar);
-    }
-    return scalar(text);
+  function decimals(token) {  // reading.decimals
+    const [mantissa, exponent = ""] = token.toLowerCase().split("e");
+    const fraction = mantissa.split(".")[1] || "";
+    const digits = exponent.replace(/^[+-]/, "");
+    const shift = !exponent ? 0 : (digits.length <= 6 ? Number(digits) : 999999) * (exponent[0] === "-" ? -1 : 1);
+    return Math.min(Math.max(fraction.length - shift, 0), 999999);
   }
 
-  // --- Python's way of writing values, for messages that match check()'s --------------
-  function pyStr(s) {
-    const quote = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
-    let out = quote;
-    for (const ch of s) {
-      const code = ch.codePointAt(0);
-      if (ch === "\\") out += "\\\\";
-      else if (ch === quote) out += "\\" + quote;
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "\t") out += "\\t";
-      else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += "\\x" + code.toString(16).padStart(2, "0");
-      else if (code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff)) out += "\\u" + code.toString(16).padStart(4, "0");
-      else out += ch;
-    }
-    return out + quote;
+  const plainWords = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
+
+  // --- the kinds (exercises/kinds.py): a reading, or what was found instead ----------------
+  class Found { constructor(key, fill) { this.key = key; this.fill = fill || {}; } }
+  const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
+
+  function size(entry) {  // kinds._size
+    if (!WHOLE.test(entry)) return null;
+    const digits = entry.replace(/^[+-]/, "").replace(/^0+/, "") || "0";
+    return entry[0] === "-" && digits !== "0" ? null : digits;
   }
 
-  function digitsAndExponent(x) {
-    const [mantissa, exponent] = x.toExponential().split("e");
-    return { digits: mantissa.replace("-", "").replace(".", ""), exponent: Number(exponent), negative: x < 0 || Object.is(x, -0) };
-  }
-
-  function pyFloatRepr(x) {
-    if (Number.isNaN(x)) return "nan";
-    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-    const { digits, exponent, negative } = digitsAndExponent(x);
-    const sign = negative ? "-" : "";
-    if (exponent < -4 || exponent >= 16) {
-      const mantissa = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-      return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + String(Math.abs(exponent)).padStart(2, "0");
-    }
-    let whole, fraction;
-    if (exponent < 0) { whole = "0"; fraction = "0".repeat(-exponent - 1) + digits; }
-    else {
-      const padded = digits.padEnd(exponent + 1, "0");
-      whole = padded.slice(0, exponent + 1); fraction = padded.slice(exponent + 1);
-    }
-    return sign + whole + "." + (fraction || "0");
-  }
-
-  function pyG(x, precision) {  // Python's format(x, ".6g")
-    if (Number.isNaN(x)) return "nan";
-    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-    if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-    const exponent = Number(x.toExponential(precision - 1).split("e")[1]);
-    if (exponent < -4 || exponent >= precision) {
-      let [mantissa, e] = x.toExponential(precision - 1).split("e");
-      if (mantissa.indexOf(".") >= 0) mantissa = mantissa.replace(/0+$/, "").replace(/\.$/, "");
-      const n = Number(e);
-      return mantissa + "e" + (n < 0 ? "-" : "+") + String(Math.abs(n)).padStart(2, "0");
-    }
-    let fixed = x.toFixed(Math.max(0, precision - 1 - exponent));
-    if (fixed.indexOf(".") >= 0) fixed = fixed.replace(/0+$/, "").replace(/\.$/, "");
-    return fixed;
-  }
-
-  function pyFixed6(x) {
-    if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
-    const text = x.toFixed(6);
-    return Object.is(x, -0) || (x < 0 && Number(text) === 0) ? "-" + text.replace("-", "") : text;
-  }
-
-  const SHOWN_TEXT = 60;
-
-  function shortened(text) {  // kinds.shortened, counting characters as Python does
-    const chars = Array.from(text);
-    if (chars.length <= SHOWN_TEXT) return pyStr(text);
-    return pyStr(chars.slice(0, SHOWN_TEXT).join("")) + "... (" + chars.length + " characters)";
-  }
-
-  function described(raw) {  // kinds._described
-    if (typeof raw === "string") return "the text " + shortened(raw);
-    if (Array.isArray(raw)) return "a list of " + raw.length + " value" + (raw.length === 1 ? "" : "s");
-    return raw.whole ? String(raw.num) : pyFloatRepr(raw.num);
-  }
-
-  class Unreadable extends Error {}
-
-  function unquoted(text) {  // kinds._unquoted
-    const t = text.trim();
-    if (t.length >= 2 && t[0] === t[t.length - 1] && (t[0] === '"' || t[0] === "'")) return t.slice(1, -1);
-    return t;
-  }
-
-  function asTyped(raw) {  // kinds._as_typed: text that reads as a number or a list is that value
-    if (typeof raw === "string") {
-      const value = readTyped(unquoted(raw));
-      if (value !== null && typeof value !== "string") return value;
-    }
-    return raw;
-  }
-
-  function items(raw, what) {
-    if (Array.isArray(raw)) return raw;
-    throw new Unreadable("expected " + what + ", got " + described(raw));
-  }
-
-  // --- the four kinds (kinds.Number, Vector, Shape, Choice) ---------------------------
-  const KINDS = {
-    number: {
-      describe: function () { return "a number, like 0.5"; },
-      read: function (raw) {
-        const value = asTyped(raw);
-        if (isNum(value)) return value.num;
-        throw new Unreadable("expected " + this.describe() + ", got " + described(raw));
-      },
-      agrees: function (given, expected, tolerance) { return Number.isFinite(given) && Math.abs(given - expected) <= tolerance; },
-      show: function (value) { return pyG(value, 6); },
+  const READ = {
+    number(t) {
+      if (t.entries === null && NUMBER.test(t.text)) return { value: [Number(t.text)], shown: t.text, decimals: [decimals(t.text)] };
+      return t.entries === null ? new Found("text", { what: "a number" }) : listFound(t.entries);
     },
-    vector: {
-      describe: function (kind) {
-        return "a list of " + kind.length + " numbers, like [" + ["0.5", "-1.25", "2.0", "0.75"].slice(0, kind.length).join(", ") + "]";
-      },
-      read: function (raw, kind) {
-        const what = this.describe(kind);
-        const list = items(asTyped(raw), what);
-        if (list.length !== kind.length) {
-          throw new Unreadable("expected " + what + ", got " + list.length + " value" + (list.length === 1 ? "" : "s"));
-        }
-        return list.map(function (item, position) {
-          const value = asTyped(item);
-          if (!isNum(value)) throw new Unreadable("expected " + what + "; entry " + position + " is " + described(item));
-          return value.num;
-        });
-      },
-      agrees: function (given, expected, tolerance) {
-        return given.every(function (g, i) { return KINDS.number.agrees(g, expected[i], tolerance); });
-      },
-      show: function (value) { return "[" + value.map(pyFixed6).join(", ") + "]"; },
+    vector(t, kind) {
+      if (t.entries === null) return NUMBER.test(t.text) ? new Found("number") : new Found("text", { what: "a list of numbers" });
+      if (t.entries.length !== kind.length) return listFound(t.entries);
+      const bad = t.entries.findIndex((e) => !NUMBER.test(e));
+      if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
+      return { value: t.entries.map(Number), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
-    shape: {
-      describe: function () { return "a list of whole numbers, one per axis, like [4, 7]"; },
-      read: function (raw) {
-        const what = this.describe();
-        const value = asTyped(raw);
-        const list = items(isNum(value) && value.whole ? [value] : value, what);
-        return list.map(function (item, position) {
-          const size = asTyped(item);
-          if (!isNum(size) || !size.whole || size.num < 0) {
-            throw new Unreadable("expected " + what + "; entry " + position + " is " + described(item));
-          }
-          return size.num;
-        });
-      },
-      agrees: function (given, expected) { return given.length === expected.length && given.every(function (g, i) { return g === expected[i]; }); },
-      show: function (value) { return "(" + value.join(", ") + (value.length === 1 ? ",)" : ")"); },
+    shape(t) {
+      const entries = t.entries === null ? [t.text] : t.entries;
+      const sizes = entries.map(size), bad = sizes.indexOf(null), what = "a whole number of 0 or more";
+      if (bad >= 0) return t.entries === null ? new Found("text", { what }) : new Found("entry", { index: bad + 1, what });
+      return { value: sizes, shown: "(" + sizes.join(", ") + (sizes.length === 1 ? ",)" : ")") };
     },
-    choice: {
-      letters: function (kind) { return "ABCDEFGHIJKLMNOPQRSTUVWXYZ".slice(0, kind.options.length); },
-      describe: function (kind) {
-        const letters = this.letters(kind);
-        return "a letter from " + letters[0] + " to " + letters[letters.length - 1] + " in quotes, or the words of an option";
-      },
-      read: function (raw, kind) {
-        const letters = this.letters(kind);
-        if (typeof raw !== "string") {
-          const hint = isNum(raw) && raw.whole ? "; answer with the option's letter in quotes" : "";
-          throw new Unreadable("expected " + this.describe(kind) + ", got " + described(raw) + hint);
-        }
-        const text = unquoted(raw);
-        const letter = /^\(?\s*([A-Za-z])(?:\s*[).])?$/.exec(text);
-        if (letter && letters.indexOf(letter[1].toUpperCase()) >= 0) return letters.indexOf(letter[1].toUpperCase());
-        const labelled = /^\(?\s*([A-Za-z])\s*[).]\s+(\S.*)$/.exec(text);
-        if (labelled && letters.indexOf(labelled[1].toUpperCase()) >= 0) {
-          const index = letters.indexOf(labelled[1].toUpperCase());
-          if (plainWords(labelled[2]) === plainWords(kind.options[index])) return index;
-        }
-        const wanted = plainWords(text);
-        for (let index = 0; index < kind.options.length; index++) {
-          if (plainWords(kind.options[index]) === wanted) return index;
-        }
-        throw new Unreadable("expected " + this.describe(kind) + ", got " + described(raw));
-      },
-      agrees: function (given, expected) { return given === expected; },
-      show: function (value, kind) { return this.letters(kind)[value] + ") " + kind.options[value]; },
+    choice(t, kind) {
+      let index = -1;
+      const letter = LETTER.exec(t.text), labelled = LABELLED.exec(t.text);
+      if (letter) index = kind.letters.indexOf(letter[1].toUpperCase());
+      if (index < 0 && labelled) {
+        const at = kind.letters.indexOf(labelled[1].toUpperCase());
+        if (at >= 0 && plainWords(labelled[2]) === kind.words[at]) index = at;
+      }
+      if (index < 0) index = kind.words.indexOf(plainWords(t.text));
+      return index < 0 ? new Found("no option") : { value: index, shown: kind.letters[index] };
     },
   };
 
-  function plainWords(text) {  // kinds._plain_words (str.casefold, close enough to lowercase here)
-    return text.toLowerCase().split(/\s+/).filter(Boolean).join(" ").replace(/\.+$/, "");
+  // --- comparing (kinds._compare) and the verdict (feedback.judge) ---------------------------
+  const agree = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) <= 0.5 / 10 ** d + 1e-12 * Math.max(1, Math.abs(e));
+  const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 / 10 ** d;
+  const list = (v) => (Array.isArray(v) ? v : [v]);
+
+  function compare(kind, given, expected) {
+    if (kind.type === "shape") return given.value.join() === expected.join() ? "correct" : "wrong";
+    if (kind.type === "choice") return given.value === expected ? "correct" : "wrong";
+    const e = list(expected);
+    if (given.value.every((g, i) => agree(g, e[i], kind.decimals))) return "correct";
+    const soFar = given.value.every((g, i) => nearly(g, e[i], Math.min(given.decimals[i], kind.decimals)));
+    const fewer = Math.min(...given.decimals) < kind.decimals && given.value.some((g) => g !== 0);
+    return soFar && fewer ? "close" : "wrong";
   }
 
-  // --- the verdict (feedback.judge) ----------------------------------------------------
-  function judge(data, typed) {
-    const kind = data.kind, rules = KINDS[kind.type];
-    const raw = readTyped(typed);
-    if (raw === null || (typeof raw === "string" && !raw.trim())) return { outcome: "not_answered", message: data.prompt + " Answer with " + rules.describe(kind) + "." };
-    let given;
-    try {
-      given = rules.read(raw, kind);
-    } catch (error) {
-      if (!(error instanceof Unreadable)) throw error;
-      return { outcome: "unreadable", message: error.message + "." };
-    }
-    const shown = rules.show(given, kind);
-    if (rules.agrees(given, data.answer, data.tolerance)) return { outcome: "correct", message: data.explanation, answer: shown };
-    const slips = data.pitfalls.filter(function (p) { return rules.agrees(given, p[0], data.tolerance); }).map(function (p) { return p[1]; });
-    return { outcome: "wrong", message: slips.concat(["Hint: " + data.hint]).join(" "), answer: shown };
+  function matches(kind, given, value) {  // kinds.*.matches: a known slip, to the decimals given
+    if (kind.type === "shape" || kind.type === "choice") return compare(kind, given, value) === "correct";
+    const v = list(value);
+    return given.value.every((g, i) => agree(g, v[i], Math.min(given.decimals[i], kind.decimals)));
   }
 
-  // --- an answers file in the grader's format (TOML) ----------------------------------
-  function tomlString(text) {
-    let out = '"';
-    for (const ch of text) {
-      const code = ch.codePointAt(0);
-      if (ch === "\\") out += "\\\\";
-      else if (ch === '"') out += '\\"';
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "\t") out += "\\t";
-      else if (code < 0x20 || code === 0x7f) out += "\\u" + code.toString(16).padStart(4, "0");
-      else if (code >= 0xd800 && code <= 0xdfff) out += "\\ufffd";
-      else out += ch;
-    }
-    return out + '"';
-  }
+  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+  const shortened = (text) => (length(text) <= 60 ? text : Array.from(text).slice(0, 60).join("") + "… (" + length(text) + " characters)");
 
-  function tomlValue(value) {  // the value read_typed gives, written so the grader reads it back
-    if (value === null) return '""';
-    if (Array.isArray(value)) return "[" + value.map(tomlValue).join(", ") + "]";
-    if (typeof value === "string") return tomlString(value);
-    return value.whole ? value.text : pyFloatRepr(value.num);
+  function judge(data, raw) {
+    const words = data.words;
+    const unreadable = (found) => ({ outcome: "unreadable", message: fill(words.unreadable, { expected: words.expected, found }) });
+    if (length(raw) > RULES.longest) return unreadable(fill(words.found.long, { count: length(raw), longest: RULES.longest }));
+    const t = typed(raw);
+    if (!t.text && t.entries === null) return { outcome: "not_answered", message: words.not_answered };
+    const given = READ[data.kind.type](t, data.kind);
+    if (given instanceof Found) return unreadable(fill(words.found[given.key], given.fill));
+    const outcome = compare(data.kind, given, data.answer), shown = shortened(given.shown);
+    if (outcome !== "wrong") return { outcome, message: words[outcome], answer: shown };
+    const slips = data.pitfalls.filter((p) => matches(data.kind, given, p[0])).map((p) => p[1]);
+    return { outcome, message: slips.concat([words.wrong]).join(" "), answer: shown };
   }
+  window.rmsnormJudge = judge;  // for the browser tests, which hold it to check()
 
-  // --- progress that stays in this browser ----------------------------------------------
+  // --- what stays in this browser: the first and last answer, and answers shown ---------------
   const STORE = "rmsnorm-course/answers";
-  function stored() {
-    try { return JSON.parse(window.localStorage.getItem(STORE)) || {}; } catch (error) { return {}; }
+  const READABLE = ["correct", "close", "wrong"];
+  let setAside = false;  // a stored entry this page could not use, and said so
+
+  function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
+    const clean = { answers: {}, shown: [] };
+    let saved;
+    try {
+      const text = window.localStorage.getItem(STORE);
+      if (text === null) return clean;
+      saved = JSON.parse(text);
+    } catch (error) { setAside = true; return clean; }
+    if (!saved || typeof saved !== "object" || Array.isArray(saved)) { setAside = true; return clean; }
+    if (Object.keys(saved).some((key) => key !== "answers" && key !== "shown")) setAside = true;
+    const answers = saved.answers && typeof saved.answers === "object" && !Array.isArray(saved.answers) ? saved.answers : {};
+    for (const [id, entry] of Object.entries(answers)) {
+      const texts = entry && typeof entry === "object" && ["first", "last"].every((k) => typeof entry[k] === "string" && length(entry[k]) <= RULES.longest);
+      if (texts && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
+      else setAside = true;
+    }
+    if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
+    return clean;
   }
-  function store(answers) {
-    try { window.localStorage.setItem(STORE, JSON.stringify(answers)); } catch (error) { /* private mode: keep going */ }
+  function save(state) {
+    try { window.localStorage.setItem(STORE, JSON.stringify(state)); } catch (error) { /* private mode: keep going */ }
   }
 
   let chapter = [];  // every exercise id, in the grader's order
   let panel = null;
 
   function answersFile() {
-    const answers = stored();
-    const lines = [
-      "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-      "# Grade them with:  pytest exercises --answers answers.toml",
-    ];
-    for (const id of chapter) {
-      const typed = Object.prototype.hasOwnProperty.call(answers, id) ? answers[id] : "";
-      lines.push(id + " = " + tomlValue(readTyped(typed)));
-    }
+    const state = load();
+    const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
+    const lines = ["# My predictions, typed in the RMSNorm chapter's prediction boxes.",
+                   "# Grade them with:  pytest exercises --answers answers.toml"];
+    const entry = (id, key) => id + " = " + quoted(state.answers[id] ? state.answers[id][key] : "");
+    chapter.forEach((id) => lines.push(entry(id, "last")));
+    lines.push("", "# Each exercise's first prediction, before any second try.", "[first-tries]");
+    chapter.filter((id) => state.answers[id]).forEach((id) => lines.push(entry(id, "first")));
     return lines.join("\n") + "\n";
   }
 
   function updateProgress() {
     if (!panel) return;
-    const answers = stored();
-    const checked = chapter.filter(function (id) { return readTyped(answers[id] || "") !== null; }).length;
-    panel.querySelector(".prediction-count").textContent = checked + " of " + chapter.length + " predictions checked";
+    const answers = load().answers;
+    const checked = chapter.filter((id) => answers[id]);
+    const right = checked.filter((id) => answers[id].outcome === "correct").length;
+    panel.querySelector(".prediction-count").textContent =
+      checked.length + " of " + chapter.length + " predictions checked, " + right + " right";
+    panel.querySelector(".prediction-set-aside").hidden = !setAside;
+  }
+
+  function button(text, action) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    b.addEventListener("click", action);
+    return b;
   }
 
   function makePanel(first) {
@@ -306,10 +195,8 @@
     panel.style.cssText = "display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; margin: 0.6em 0;";
     const count = document.createElement("span");
     count.className = "prediction-count";
-    const download = document.createElement("button");
-    download.type = "button";
-    download.textContent = "Download my answers";
-    download.addEventListener("click", function () {
+    count.setAttribute("aria-live", "polite");
+    const download = button("Download my answers", function () {
       const link = document.createElement("a");
       link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
       link.download = "answers.toml";
@@ -317,67 +204,115 @@
       link.click();
       link.remove();
     });
-    const clear = document.createElement("button");
-    clear.type = "button";
-    clear.textContent = "Clear my answers";
-    clear.addEventListener("click", function () {
+    const clear = button("Clear my answers", function () {
+      if (!window.confirm("Forget every answer you have given in this chapter, in this browser?")) return;
       try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
+      setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelector("input").value = "";
-        const status = box.querySelector("[role='status']");
-        status.textContent = "";
-        delete status.dataset.outcome;
-        status.style.borderLeftColor = "transparent";
+        box.querySelector("details").open = false;
+        show(box, null);
       });
+      gate();
       updateProgress();
     });
     const note = document.createElement("span");
     note.textContent = "(kept in this browser only)";
     note.style.opacity = "0.75";
-    panel.append(count, download, clear, note);
+    const aside = document.createElement("span");
+    aside.className = "prediction-set-aside";
+    aside.textContent = "Some saved answers could not be read and were set aside; the rest are kept.";
+    panel.append(count, download, clear, note, aside);
     first.parentNode.insertBefore(panel, first);
   }
 
-  function show(box, data, verdict) {
+  function show(box, verdict) {
     const status = box.querySelector("[role='status']");
-    const look = data.looks[verdict.outcome];
     status.textContent = "";
-    const word = document.createElement("strong");
-    word.textContent = look.word;
+    status.style.borderLeftColor = "transparent";
+    delete status.dataset.outcome;
+    if (!verdict) return;
+    const look = JSON.parse(box.querySelector("script.prediction-data").textContent).looks[verdict.outcome];
     const mark = document.createElement("span");
     mark.setAttribute("aria-hidden", "true");
-    mark.textContent = " " + look.mark;
-    const message = document.createElement("span");
-    message.textContent = (verdict.answer !== undefined ? " (you said " + verdict.answer + ")" : "") + ": " + verdict.message;
-    status.append(word, mark, message);
+    mark.textContent = look.mark + " ";
+    const head = document.createElement("strong");
+    head.append(mark, look.word);
+    status.append(head);
+    if (verdict.answer !== undefined) {
+      const said = document.createElement("code");
+      said.textContent = verdict.answer;
+      status.append(", you said ", said);
+    }
+    status.append(": " + verdict.message);
     status.dataset.outcome = verdict.outcome;
     status.style.borderLeftColor = look.colour;
+  }
+
+  // --- the page waits: what follows an open box stays out of sight ----------------------------
+  const LATER = "prediction-later";
+  const style = document.createElement("style");
+  style.textContent = "." + LATER + " { display: none !important; } @media print { ." + LATER + " { display: revert !important; } }";
+  document.head.append(style);
+
+  function blocks() {  // the page's leaf blocks in reading order; a box is a block of its own
+    const root = document.querySelector(".bd-article") || document.querySelector("main") || document.body;
+    const found = [];
+    (function walk(node) {
+      for (const child of node.children) {
+        if (child.matches(".prediction") || !child.querySelector(".prediction")) found.push(child);
+        else walk(child);
+      }
+    })(root);
+    return found;
+  }
+
+  function gate() {
+    const state = load();
+    let waiting = false;
+    for (const block of blocks()) {
+      block.classList.toggle(LATER, waiting);
+      const id = block.matches(".prediction[data-gate='true']") && block.dataset.exercise;
+      if (id && !state.answers[id] && !state.shown.includes(id)) waiting = true;
+    }
   }
 
   function wire(box) {
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
     if (!chapter.length) chapter = data.chapter;
     if (!panel) makePanel(box);
-    const form = box.querySelector("form");
     const input = box.querySelector("input");
-    form.addEventListener("submit", function (event) {
+    box.querySelector("form").addEventListener("submit", function (event) {
       event.preventDefault();
-      show(box, data, judge(data, input.value));
-      const answers = stored();
-      answers[data.id] = input.value;
-      store(answers);
+      const raw = input.value.toWellFormed ? input.value.toWellFormed() : input.value;
+      const verdict = judge(data, raw);
+      show(box, verdict);
+      if (!READABLE.includes(verdict.outcome)) return;
+      const state = load();
+      const earlier = state.answers[data.id];
+      state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome };
+      save(state);
+      gate();
       updateProgress();
     });
-    const earlier = stored()[data.id];
-    if (typeof earlier === "string" && earlier.trim()) {
-      input.value = earlier;
-      show(box, data, judge(data, earlier));
+    box.querySelector("details").addEventListener("toggle", function (event) {
+      if (!event.target.open) return;
+      const state = load();
+      if (!state.shown.includes(data.id)) state.shown.push(data.id);
+      save(state);
+      gate();
+    });
+    const earlier = load().answers[data.id];
+    if (earlier) {
+      input.value = earlier.last;
+      show(box, judge(data, earlier.last));
     }
     box.dataset.ready = "true";
   }
 
   function start() {
     document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
+    gate();
     updateProgress();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
