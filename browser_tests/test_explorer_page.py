@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import page_with_errors
+from conftest import page_with_errors, show_every_answer
 from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore
 
 SCALE_EXPONENTS = (-4.0, -1.5, 0.0, 1.0, 2.37, 4.0)
@@ -21,6 +21,7 @@ def numbers(text: str) -> np.ndarray:
 @pytest.fixture(scope="module")
 def explorer_page(browser, server):
     context = browser.new_context()
+    show_every_answer(context)  # the explorer comes after the page's prediction, which holds it back
     page, errors = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
     page.wait_for_selector(".rmsnorm-explorer[data-ready='true']")
     yield page, errors

@@ -27,6 +27,7 @@ from playwright.sync_api import Page, expect
 from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
+from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import START_EPS, START_VECTOR, explore, readout_rows
 
@@ -224,5 +225,5 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     run_all(lab_page)
     outputs = "\n".join(lab_page.locator(".jp-OutputArea-output").all_inner_texts())
     first_try = check("mean-square", sum(v**2 for v in example.INPUT))
-    assert f"{first_try.label} · mean-square" in outputs
-    assert f"{check('mean-square').label} · mean-square" in outputs
+    assert f"{first_try.label} · {first_try.title}, you said {first_try.answer}" in outputs
+    assert outputs.count("Predict: ") == len(EXERCISES)  # every box, as a widget

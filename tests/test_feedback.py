@@ -112,7 +112,11 @@ def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, found):
 
 
 def test_an_answer_at_fewer_decimals_is_right_so_far_and_says_how_many_to_give():
-    for exercise_id, answer in (("reciprocal-rms", "0.2828"), ("plateau-value", "1"), ("tiny-normalized", "[0.0943, 0.1257]")):
+    for exercise_id, answer in (
+        ("reciprocal-rms", "0.2828"),
+        ("plateau-value", "1"),
+        ("tiny-normalized", "[0.0943, 0.1257]"),
+    ):
         verdict = check(exercise_id, answer)
         assert verdict.outcome is Outcome.CLOSE and not verdict.correct, exercise_id
         assert "give six decimals" in verdict.message and "Hint" not in verdict.message

@@ -31,7 +31,13 @@ def test_number_reads_values_and_text_alike(raw):
 
 @pytest.mark.parametrize(
     ("raw", "shown", "decimals"),
-    [("0.2828", "0.2828", 4), ("2.828e-1", "2.828e-1", 4), (" 12.5 ", "12.5", 1), ("1e-5", "1e-5", 5), (0.25, "0.25", 2)],
+    [
+        ("0.2828", "0.2828", 4),
+        ("2.828e-1", "2.828e-1", 4),
+        (" 12.5 ", "12.5", 1),
+        ("1e-5", "1e-5", 5),
+        (0.25, "0.25", 2),
+    ],
 )
 def test_number_shows_what_was_given_and_counts_its_decimals(raw, shown, decimals):
     reading = Number().read(raw)

@@ -71,7 +71,9 @@ def test_anything_else_is_not_a_number(token):
     assert not reading.is_number(token)
 
 
-@pytest.mark.parametrize(("token", "count"), [("12", 0), ("12.50", 2), ("1.5e-3", 4), ("1.5e3", 0), ("1e-999999999", 999_999)])
+@pytest.mark.parametrize(
+    ("token", "count"), [("12", 0), ("12.50", 2), ("1.5e-3", 4), ("1.5e3", 0), ("1e-999999999", 999_999)]
+)
 def test_decimals_count_the_places_a_number_states(token, count):
     assert reading.decimals(token) == count
 
