@@ -141,3 +141,25 @@ def test_a_marker_past_the_axis_says_so(explorer_page, vector, exponent, side):
         box = marker.bounding_box()
         edge = frame["x"] if side == "left" else frame["x"] + frame["width"]
         assert box["x"] - 2 <= edge <= box["x"] + box["width"] + 2  # drawn on that edge, not lost
+
+
+def format_cases(count: int = 12_000, seed: int = 21) -> list[float]:
+    """Values from 1e-12 to 1e12 of both signs, and the hard ones: ties, powers of ten and just below them."""
+    rng = np.random.default_rng(seed)
+    values = list(10.0 ** rng.uniform(-12, 12, count) * rng.choice([-1.0, 1.0], count))
+    values += [k / 2**n for n in range(1, 30) for k in (1, 3, 5, 7, 9, 11, 13)]  # exact binary ties
+    values += [10.0**p * m for p in range(-12, 13) for m in (1.0, 0.9999995, 0.99999995, 0.999999949, 9.9999996)]
+    values += [999999.7, 9.9999996e-5, 0.0, -0.0, 1e-300, 5e-324, 1.7976931348623157e308]
+    return values
+
+
+def test_the_explorer_writes_numbers_as_python_does_from_1e_12_to_1e12(explorer_page):
+    page, _ = explorer_page
+    values = format_cases()
+    specs = [".6f", ".6g", ".7g", ".3g", ".2g"]
+    shown = page.evaluate(
+        "([values, specs]) => values.map(v => specs.map(s => window.rmsnormFormat(v, s)))", [values, specs]
+    )
+    expected = [[format(v, spec) for spec in specs] for v in values]
+    mismatches = [(v, got, want) for v, got, want in zip(values, shown, expected) if got != want]
+    assert len(values) >= 10_000 and mismatches == []

@@ -428,3 +428,40 @@ def test_the_downloaded_rules_are_the_package_s(server):
         script = response.read().decode()
     data = json.loads(script.removeprefix("window.rmsnormAnswerRules = ").removesuffix(";\n"))
     assert data == json.loads(json.dumps(reading.rules()))
+
+
+UNUSUAL = {
+    "mean-square": "\uff11\uff12.\uff15",
+    "reciprocal-rms": "\x1c0.282843\x85",
+    "normalized": "[\uff10.848528, 1.13137]",
+    "output": '"[1.272792, 0.565685]"\u007f',
+    "output-shape": "(\u0662, \u0665, \u0663)",
+    "zero-row-zero-eps": "(C)",
+    "eps-near-zero": "\ufeff'B'",
+    "tiny-normalized": "[0.0943, 0.1257]",
+    "plateau-value": "1",
+    "anchor-mean": "\\u0030.894427",
+}
+
+
+def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    shown = {}
+    for exercise_id, typed in UNUSUAL.items():
+        box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+        box.locator("input").fill(typed)
+        box.locator("input").press("Enter")
+        shown[exercise_id] = box.locator("[role='status']").text_content()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    path = tmp_path / "answers.toml"
+    download.value.save_as(path)
+    sheet = AnswerSheet.read(path)
+    assert sheet.unreadable is None
+    kept = {exercise_id: text for exercise_id, text in shown.items() if "Cannot read" not in text}
+    assert {exercise_id: sheet.grade(exercise_id).sentence for exercise_id in kept} == kept
+    assert {exercise_id: check(exercise_id, UNUSUAL[exercise_id]).sentence for exercise_id in shown} == shown
+    assert errors == []
+    context.close()

@@ -70,7 +70,7 @@ def test_feedback_gives_each_verdict_and_hint_and_never_a_wrong_one_s_answer(gra
             exercise, word = EXERCISES[exercise_id], submission.verdicts[exercise_id]
             assert {"correct": "Correct", "wrong": "Not yet", "not answered": "Your turn"}.get(
                 word, "Cannot read this answer"
-            ) in section.splitlines()[0]
+            ) in section.splitlines()[2]
             if word == "correct":
                 assert exercise.solve().explanation in re.sub(r"\\(.)", r"\1", section)  # as Markdown shows it
                 continue

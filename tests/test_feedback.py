@@ -108,7 +108,9 @@ def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, found):
     verdict = check(exercise_id, answer)
     assert verdict.outcome is Outcome.UNREADABLE and not verdict.correct
     assert verdict.message == f"expected {EXERCISES[exercise_id].kind.describe()}; got {found}."
-    assert str(verdict).startswith(f"✗ Cannot read this answer: {exercise_id}")
+    first = str(verdict).splitlines()[0]
+    assert first == f"{exercise_id}: ✗ Cannot read this answer: {verdict.message}"
+    assert first == f"{exercise_id}: {verdict.sentence}"
 
 
 def test_an_answer_at_fewer_decimals_is_right_so_far_and_says_how_many_to_give():
@@ -143,18 +145,19 @@ def test_an_unknown_exercise_is_an_error_that_suggests_the_nearest():
 
 def test_plain_text_leads_with_a_mark_and_a_word():
     right, wrong, blank = check("mean-square", 12.5), check("mean-square", 13), check("mean-square")
-    assert str(right).splitlines()[0] == "✓ Correct: mean-square, you said 12.5"
-    assert str(wrong).splitlines()[0] == "✗ Not yet: mean-square, you said 13"
-    assert str(blank).splitlines()[0] == "? Your turn: mean-square"
+    assert str(right).startswith("mean-square: ✓ Correct, you said 12.5: mean(x**2) = ")
+    assert str(wrong).startswith("mean-square: ✗ Not yet, you said 13: Hint: ")
+    assert str(blank).startswith("mean-square: ? Your turn: x = [3, 4]. What is its mean square")
     assert repr(right) == str(right)
 
 
 def test_html_says_the_verdict_in_words_and_escapes_the_text():
     right = check("mean-square", 12.5)._repr_html_()
-    assert 'role="status"' in right and "Correct</strong> · The mean square, you said <code>12.5</code>" in right
+    assert 'role="status"' in right and "<strong>The mean square</strong>" in right
+    assert "✓ Correct, you said 12.5: mean(x**2)" in right
     assert "(3^2 + 4^2) / 2 = 12.5" in right
     refused = check("mean-square", "<b>twelve</b>")._repr_html_()
-    assert "Cannot read this answer</strong>" in refused
+    assert "✗ Cannot read this answer: expected a number" in refused
     assert "twelve" not in refused  # what cannot be read is never shown back, as text or as markup
 
 

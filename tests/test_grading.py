@@ -102,12 +102,14 @@ def test_explain_names_the_id_and_line_without_the_expected_value(tmp_path):
     text = 'mean-square = 13\nreciprocal-rms = "twelve"\noutput = ""\ngrad-x = {a = 1}\n'
     sheet = AnswerSheet.read(write(tmp_path, text))
     wrong, unreadable = sheet.explain(sheet.grade("mean-square")), sheet.explain(sheet.grade("reciprocal-rms"))
-    assert wrong.startswith("mean-square (line 1): Not yet, you said 13. Hint:") and "12.5" not in wrong
+    assert wrong.startswith("mean-square (line 1): ✗ Not yet, you said 13: Hint:") and "12.5" not in wrong
     assert unreadable == (
-        "reciprocal-rms (line 2): cannot read this answer: expected a number, like 0.5; got text that is not a number."
+        "reciprocal-rms (line 2): ✗ Cannot read this answer: "
+        "expected a number, like 0.5; got text that is not a number."
     )
     assert sheet.explain(sheet.grade("output")).startswith("output (line 3): not answered.")
-    assert sheet.explain(sheet.grade("grad-x")).startswith("grad-x (line 4): cannot read this answer: expected a list")
+    grad_x = sheet.explain(sheet.grade("grad-x"))
+    assert grad_x.startswith("grad-x (line 4): ✗ Cannot read this answer: expected a list")
     assert sheet.explain(sheet.grade("grad-gain")).startswith("grad-gain: not answered.")
 
 

@@ -95,11 +95,7 @@ class AnswerSheet:
         if verdict.outcome is Outcome.NOT_ANSWERED:
             prompt = exercises.get(verdict.exercise_id).prompt
             return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
-        if verdict.outcome is Outcome.UNREADABLE:
-            return f"{where}: cannot read this answer: {verdict.message}"
-        if verdict.outcome in (Outcome.WRONG, Outcome.CLOSE):
-            return f"{where}: {verdict.label}, you said {verdict.answer}. {verdict.message}"
-        return f"{where}: correct."
+        return f"{where}: {verdict.sentence}"
 
 
 def answers_file(solutions: bool = False) -> str:

@@ -31,6 +31,10 @@ LOOKS = {
     Outcome.UNREADABLE: ("✗", "Cannot read this answer", "#9a6700"),
 }
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# How every verdict reads, wherever it is shown: a head, the answer as read (when one was), then the words.
+HEAD = "{mark} {word}"
+SAID = ", you said {answer}"
+SENTENCE = "{head}: {message}"
 
 
 @dataclass(frozen=True)
@@ -64,25 +68,32 @@ class Verdict:
     def title(self) -> str:
         return registry.get(self.exercise_id).title
 
+    @property
+    def head(self) -> str:
+        """The mark, the word and the answer as read: ``✗ Not yet, you said 25``."""
+        said = SAID.format(answer=self.answer) if self.answer is not None else ""
+        return HEAD.format(mark=self.mark, word=self.label) + said
+
+    @property
+    def sentence(self) -> str:
+        """The verdict in one line, as the page, the grader and the feedback pages show it."""
+        return SENTENCE.format(head=self.head, message=self.message)
+
     def __str__(self) -> str:
-        head = f"{self.mark} {self.label}: {self.exercise_id}"
-        if self.answer is not None:
-            head += f", you said {self.answer}"
-        return "\n".join([head, self.message, *(f"  {option}" for option in self.options)])
+        return "\n".join([f"{self.exercise_id}: {self.sentence}", *(f"  {option}" for option in self.options)])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        mark, word, accent = LOOKS[self.outcome]
-        said = f", you said <code>{html.escape(self.answer)}</code>" if self.answer is not None else ""
+        accent = LOOKS[self.outcome][2]
         options = "".join(f"<li>{html.escape(option)}</li>" for option in self.options)
         listed = f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>'
         return (
             f'<div class="rmsnorm-verdict rmsnorm-verdict-{self.outcome.name.lower().replace("_", "-")}" '
             f'role="status" style="border-left: 0.35em solid {accent}; padding: 0.5em 0.9em; margin: 0.4em 0; '
             'background: #f6f8fa; color: #1f2328; border-radius: 0.2em;">'
-            f'<strong><span aria-hidden="true">{mark}</span> {word}</strong> · {html.escape(self.title)}{said}'
-            f'<p style="margin: 0.3em 0 0 0;">{html.escape(self.message)}</p>' + (listed if options else "") + "</div>"
+            f"<strong>{html.escape(self.title)}</strong>"
+            f"<p style='margin: 0.3em 0 0 0;'>{html.escape(self.sentence)}</p>" + (listed if options else "") + "</div>"
         )
 
 
@@ -103,6 +114,9 @@ def page_words(exercise: Exercise) -> dict[str, object]:
     decimals = _decimals(exercise)
     places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
     return {
+        "head": HEAD,
+        "said": SAID,
+        "sentence": SENTENCE,
         "correct": exercise.solve().explanation,
         "close": f"Every number you gave agrees to the decimals you wrote: now give {places} decimals.",
         "wrong": f"Hint: {exercise.hint}",

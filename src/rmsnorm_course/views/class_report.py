@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..exercises import registry
-from ..exercises.feedback import LOOKS
 from ..exercises.gradebook import ExerciseTally, GradedFile, csv_text, tally
 from . import figures
 
@@ -68,13 +67,9 @@ def feedback_markdown(file: GradedFile) -> str:
         return "\n".join([*lines, f"Nothing in this file was graded: {_md(file.sheet.unreadable)}", ""])
     lines += [f"- {_md(problem)}" for problem in file.problems()] + ([""] if file.problems() else [])
     for number, (verdict, first) in enumerate(zip(file.verdicts, file.first_tries), start=1):
-        mark, word, _ = LOOKS[verdict.outcome]
-        lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}: {mark} {word}", ""]
-        if verdict.answer is not None:
-            lines += [f"Your answer: {_code(verdict.answer)}", ""]
+        lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}", "", _md(verdict.sentence), ""]
         if first is not None:
-            lines += [f"Your first prediction: {_code(first.answer or '')}, {first.label.lower()}", ""]
-        lines += [_md(verdict.message), ""]
+            lines += [f"Your first prediction: {_md(first.head)}", ""]
     return "\n".join(lines)
 
 

@@ -31,31 +31,57 @@
     };
   }
 
-  // Python's "{:.Ng}" and "{:.6f}", so the page prints what the notebook prints.
-  function g(v, digits) {
-    if (v === 0) return "0";
-    const exponent = Math.floor(Math.log10(Math.abs(v)));
-    if (exponent < -4 || exponent >= digits) {
-      const [mantissa, power] = v.toExponential(digits - 1).split("e");
-      const sign = power[0] === "-" ? "-" : "+";
-      const powerDigits = power.replace(/^[+-]/, "").padStart(2, "0");
-      return mantissa.replace(/\.?0+$/, "") + "e" + sign + powerDigits;
-    }
-    return v.toPrecision(digits).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  // Numbers as Python's format(v, ".Nf") and format(v, ".Ng") write them, from the double's exact
+  // decimal value (m * 2**e is m * 5**-e / 10**-e), rounded half to even as Python rounds.
+  function exact(v) {  // |v| = BigInt(digits) / 10**scale
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, Math.abs(v));
+    const bits = view.getBigUint64(0), biased = Number(bits >> 52n);
+    const m = biased ? (bits & 0xfffffffffffffn) | (1n << 52n) : bits & 0xfffffffffffffn;
+    const e = (biased || 1) - 1075;
+    return e >= 0 ? { digits: m << BigInt(e), scale: 0 } : { digits: m * 5n ** BigInt(-e), scale: -e };
   }
-  const g6 = (v) => g(v, 6);
-  const f6 = (v) => v.toFixed(6);
-  const vector6 = (v) => "[" + v.map(f6).join(", ") + "]";
+
+  function rounded(value, places) {  // the exact value times 10**places, rounded half to even
+    const shift = value.scale - places;
+    if (shift <= 0) return value.digits * 10n ** BigInt(-shift);
+    const unit = 10n ** BigInt(shift), q = value.digits / unit, twice = 2n * (value.digits % unit);
+    return twice > unit || (twice === unit && q % 2n === 1n) ? q + 1n : q;
+  }
+
+  function withPoint(n, places) {  // a whole number n as n / 10**places, written with its decimals
+    if (places <= 0) return n.toString() + "0".repeat(-places);
+    const text = n.toString().padStart(places + 1, "0");
+    return text.slice(0, -places) + "." + text.slice(-places);
+  }
+
+  function format(v, spec) {  // spec: ".6f", ".6g", ".7g" (precision then type)
+    if (Number.isNaN(v)) return "nan";
+    const sign = v < 0 || Object.is(v, -0) ? "-" : "";
+    if (!Number.isFinite(v)) return sign + "inf";
+    const precision = Number(spec.slice(1, -1)), value = exact(v);
+    if (spec.endsWith("f")) return sign + withPoint(rounded(value, precision), precision);
+    if (value.digits === 0n) return sign + "0";
+    let power = value.digits.toString().length - 1 - value.scale;  // 10**power <= |v| < 10**(power + 1)
+    let n = rounded(value, precision - 1 - power);
+    if (n.toString().length > precision) { power += 1; n /= 10n; }  // 9.9999996e-05 rounds up to 0.0001
+    const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+    if (power >= -4 && power < precision) return sign + trim(withPoint(n, precision - 1 - power));
+    const exponent = (power < 0 ? "-" : "+") + String(Math.abs(power)).padStart(2, "0");
+    return sign + trim(withPoint(n, precision - 1)) + "e" + exponent;
+  }
+  window.rmsnormFormat = format;  // for the browser tests, which hold it to Python's format()
+  const vector6 = (v) => "[" + v.map((x) => format(x, ".6f")).join(", ") + "]";
 
   function readouts(s, scale) {
     // The order of explorer.readout_rows in Python.
     return [
-      g6(scale),
+      format(scale, ".6g"),
       vector6(s.normalized),
       vector6(s.scaledNormalized),
-      g(s.maxDifference, 7),
-      g6(s.scaledRms),
-      f6(s.scaledNormalizedMeanSquare),
+      format(s.maxDifference, ".7g"),
+      format(s.scaledRms, ".6g"),
+      format(s.scaledNormalizedMeanSquare, ".6f"),
     ];
   }
 
@@ -82,7 +108,7 @@
       transform: `rotate(-90 12 ${middle})` }, yTitle));
     const py = (y) => HEIGHT - BOTTOM - ((y - yMin) / (yMax - yMin)) * (HEIGHT - TOP - BOTTOM);
     for (const y of [yMin, (yMin + yMax) / 2, yMax]) {
-      svg.append(svgElement("text", { x: LEFT - 6, y: py(y) + 4, "text-anchor": "end", ...FONT }, g(y, 2)));
+      svg.append(svgElement("text", { x: LEFT - 6, y: py(y) + 4, "text-anchor": "end", ...FONT }, format(y, ".2g")));
     }
     return py;
   }
@@ -98,7 +124,7 @@
   function drawBars(svg, x, largest, s, scale, eps, hatch) {
     const limit = 1.15 * largest;
     const yMin = x.some((v) => v < 0) ? -limit : 0;
-    const py = panel(svg, `eps = ${g(eps, 6)}: max difference ${g(s.maxDifference, 3)}`, "coordinate i",
+    const py = panel(svg, `eps = ${format(eps, ".6g")}: max difference ${format(s.maxDifference, ".3g")}`, "coordinate i",
       "x-hat_i (before the gain)", yMin, limit);
     const defs = svgElement("defs", {});
     const pattern = svgElement("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse",
@@ -110,7 +136,7 @@
     const series = [
       { name: "x", values: s.normalized, fill: BLUE, stroke: "black", label: "x-hat(x)" },
       { name: "ax", values: s.scaledNormalized, fill: `url(#${hatch})`, stroke: ORANGE,
-        label: `x-hat(a·x), a = ${g(scale, 3)}` },
+        label: `x-hat(a·x), a = ${format(scale, ".3g")}` },
     ];
     const step = (WIDTH - LEFT - RIGHT) / x.length, barWidth = Math.min(0.4 * step, 40);
     svg.append(svgElement("line", { x1: LEFT, x2: WIDTH - RIGHT, y1: py(0), y2: py(0), stroke: GREY }));
@@ -161,13 +187,13 @@
     svg.append(marker);
     legendEntry(svg, LEFT + 8,
       (lx, ly) => svgElement("line", { x1: lx, x2: lx + 12, y1: ly + 6, y2: ly + 6, stroke: BLUE, "stroke-width": 2 }),
-      `eps = ${g(eps, 6)}`);
+      `eps = ${format(eps, ".6g")}`);
     const where = offAxis ? `, off the axis to the ${offAxis}` : "";
     const swatch = offAxis
       ? (lx, ly) => svgElement("polygon", { points: `${lx + 6 + 6 * direction},${ly + 6} ${lx + 6 - 6 * direction},${ly} `
           + `${lx + 6 - 6 * direction},${ly + 12}` })
       : (lx, ly) => svgElement("path", { d: `M${lx},${ly}l12,12m-12,0l12,-12`, stroke: "black", "stroke-width": 3 });
-    legendEntry(svg, LEFT + 108, swatch, `a·x: RMS ${g(s.scaledRms, 3)}${where}`);
+    legendEntry(svg, LEFT + 108, swatch, `a·x: RMS ${format(s.scaledRms, ".3g")}${where}`);
   }
 
   function init(root) {
@@ -197,7 +223,7 @@
       const eps = Number(controls.eps.value);
       const s = explore(config, controls.vector.value, scale, eps);
       readouts(s, scale).forEach((text, i) => { cells[i].textContent = text; });
-      controls.scale.setAttribute("aria-valuetext", "a = " + g6(scale));
+      controls.scale.setAttribute("aria-valuetext", "a = " + format(scale, ".6g"));
       const vector = controls.vector.value;
       drawBars(barsSvg, config.vectors[vector], config.bar_limits[vector], s, scale, eps, hatch);
       drawCurve(curveSvg, config.rms_window, eps, s);

@@ -232,19 +232,13 @@
     status.style.borderLeftColor = "transparent";
     delete status.dataset.outcome;
     if (!verdict) return;
-    const look = JSON.parse(box.querySelector("script.prediction-data").textContent).looks[verdict.outcome];
-    const mark = document.createElement("span");
-    mark.setAttribute("aria-hidden", "true");
-    mark.textContent = look.mark + " ";
-    const head = document.createElement("strong");
-    head.append(mark, look.word);
-    status.append(head);
-    if (verdict.answer !== undefined) {
-      const said = document.createElement("code");
-      said.textContent = verdict.answer;
-      status.append(", you said ", said);
-    }
-    status.append(": " + verdict.message);
+    const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
+    const look = data.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
+    const said = verdict.answer === undefined ? "" : fill(words.said, { answer: verdict.answer });
+    const head = fill(words.head, { mark: look.mark, word: look.word }) + said;
+    const strong = document.createElement("strong");
+    strong.textContent = head;
+    status.append(strong, fill(words.sentence, { head: "", message: verdict.message }));
     status.dataset.outcome = verdict.outcome;
     status.style.borderLeftColor = look.colour;
   }
