@@ -57,16 +57,24 @@ lint: $(STAMP)
 report: $(STAMP)
 	$(BIN)/python -m rmsnorm_course
 
-# Grade exercises/answers.toml, or another file: make grade ANSWERS=path/to/answers.toml
+# Grade exercises/answers.toml, or another file: make grade ANSWERS="answers (1).toml"
+# The names reach the shell as environment variables, taken as written (make expands
+# nothing in them), never as text of the command, so any name works; -P keeps the
+# current folder, and whatever a student left in it, off Python's import path.
+OUT ?= grades
+unexport ANSWERS DIR OUT
+export GRADE_ANSWERS := $(value ANSWERS)
+export GRADE_DIR := $(value DIR)
+export GRADE_OUT := $(value OUT)
 grade: $(STAMP)
-	$(BIN)/python -m pytest exercises $(if $(ANSWERS),--answers $(ANSWERS))
+	$(BIN)/python -P -m pytest exercises $${GRADE_ANSWERS:+--answers "$$GRADE_ANSWERS"}
 
 # Grade a class's answer files in one run: make grade-class DIR=submissions [OUT=grades]
 # writes OUT/grades.csv, the figure OUT/grades.png and a feedback page per file in OUT/feedback.
-OUT ?= grades
 grade-class: $(STAMP)
-	@test -n "$(DIR)" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
-	$(BIN)/python -m rmsnorm_course grade "$(DIR)" --gradebook "$(OUT)/grades.csv" --feedback "$(OUT)/feedback"
+	@test -n "$$GRADE_DIR" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
+	$(BIN)/python -P -m rmsnorm_course grade "$$GRADE_DIR" \
+		--gradebook "$$GRADE_OUT/grades.csv" --feedback "$$GRADE_OUT/feedback"
 
 # Speed and memory against the copy limit and the peers, and rms_norm against the formula at
 # every size from 4 KiB to 32 MiB; one thread, not part of `make test`. Then 300 answer files

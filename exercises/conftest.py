@@ -9,6 +9,7 @@ the verdict, and the suite carries the score. A whole class is graded in one run
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from rmsnorm_course.exercises.answers import AnswerSheet
 from rmsnorm_course.exercises.feedback import Verdict
 from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.exercises.untrusted import visible
 
 TEMPLATE = Path(__file__).parent / "answers.toml"
 
@@ -32,7 +34,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     given = config.getoption("answers", default=None)  # absent when this folder is reached late, by `pytest .`
     path = TEMPLATE if given is None else config.invocation_params.dir / given
+    report = getattr(config.option, "xmlpath", None)
+    if report and _same_file(config.invocation_params.dir / report, path):
+        raise pytest.UsageError(
+            f"--junitxml {visible(report)} is the answers file itself, which the grader never writes; "
+            "expected a report path of its own"
+        )
     config.pluginmanager.register(Grader(AnswerSheet.read(path)), Grader.name)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # either does not exist yet: not the same file
+        return False
 
 
 class Grader:
@@ -57,7 +72,7 @@ class Grader:
         return self.sheet.problems()
 
     def pytest_report_header(self) -> str:
-        return f"answers file: {self.sheet.path}"
+        return f"answers file: {self.sheet.name}"
 
     def pytest_report_teststatus(self, report: pytest.TestReport):
         """Say "NOT ANSWERED", "WRONG" or "UNREADABLE" where pytest would say "FAILED"."""

@@ -98,12 +98,17 @@ def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):
     assert (mean_square.common_wrong, mean_square.note) == ("13", None)
 
 
-def test_a_folder_stands_for_its_toml_files_in_name_order(tmp_path):
-    for name in ("b.toml", "a.toml", "notes.txt", "c.TOML.bak"):
+def test_a_folder_stands_for_the_entries_whose_names_hold_toml_and_the_rest_get_a_word(tmp_path):
+    for name in ("b.toml", "a.toml", "notes.txt", "BOB.TOML", "carol.toml.txt", "dave.toml "):
         (tmp_path / name).write_text("", encoding="utf-8")
     (tmp_path / "nested.toml").mkdir()
-    listed = answer_files([tmp_path, tmp_path / "missing.toml", tmp_path / "notes.txt"])
-    assert listed == [tmp_path / "a.toml", tmp_path / "b.toml", tmp_path / "missing.toml", tmp_path / "notes.txt"]
+    found = answer_files([tmp_path, tmp_path / "missing.toml", tmp_path / "notes.txt", tmp_path / "a.toml"])
+    names = ["BOB.TOML", "a.toml", "b.toml", "carol.toml.txt", "dave.toml ", "nested.toml"]
+    assert found.paths == [tmp_path / n for n in names] + [tmp_path / "missing.toml", tmp_path / "notes.txt"]
+    assert any("1 entry whose name holds no .toml, such as 'notes.txt'" in word for word in found.passed_over)
+    assert any(word.endswith("a.toml again; graded once") for word in found.passed_over)  # named twice: one row
+    rows = read_csv(csv_text(grade_files(found.paths)))
+    assert "is a folder" in rows["nested.toml"]["problems"]
 
 
 def test_a_missing_file_is_a_row_that_says_so(tmp_path):

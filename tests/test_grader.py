@@ -143,7 +143,7 @@ def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(tmp_path):
     line = answers.read_text().splitlines().index('mean-square = "twelve"') + 1
     run = grade(answers)
     assert run.returncode == 1
-    assert f"mean-square (line {line}): cannot read this answer: expected a number" in run.stdout
+    assert f"mean-square (line {line}): ✗ Cannot read this answer: expected a number" in run.stdout
     assert last_line(run) == f"score: {M - 1}/{M}"
     assert_no_traceback(run)
 

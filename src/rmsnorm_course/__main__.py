@@ -9,11 +9,13 @@ class's answer files in one run (see ``views.class_report``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from .exercises import answers as grading
 from .exercises.gradebook import answer_files, grade_files, tally
+from .exercises.untrusted import visible
 from .studies import evidence
 from .views import class_report, report
 
@@ -45,33 +47,44 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def grade_class(sources: list[str], gradebook: Path | None, feedback: Path | None) -> int:
-    """Grade every file, print the summary, write the outputs; 1 when there is nothing to grade or nowhere to write."""
-    paths = answer_files(sources)
-    if not paths:
-        named = ", ".join(sources)
+    """Grade every file, write the outputs, print the summary; 1 when there is nothing to grade or nowhere to write."""
+    found = answer_files(sources)
+    for word in found.passed_over:
+        print(f"passed over: {word}", file=sys.stderr)
+    if not found.paths:
+        named = ", ".join(visible(source) for source in sources)
         print(f"no answer files (*.toml) in {named}; expected a folder of them, or their paths", file=sys.stderr)
         return 1
-    graded = grade_files(paths)
+    graded = grade_files(found.paths)
     try:
         class_report.write(graded, gradebook, feedback)
     except class_report.OutputError as error:
         print(f"nothing written: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(
-            f"cannot write {error.filename}: {error.strerror}; expected a folder this user may write in",
-            file=sys.stderr,
-        )
+        where = visible(str(error.filename))
+        print(f"cannot write {where}: {error.strerror}; expected a folder this user may write in", file=sys.stderr)
         return 1
     if gradebook is None:
-        sys.stdout.write("".join(f"score: {file.score}/{len(file.verdicts)}  {file.path}\n" for file in graded))
+        sys.stdout.write("".join(f"score: {file.score}/{len(file.verdicts)}  {file.sheet.name}\n" for file in graded))
     sys.stdout.write(class_report.summary(graded, tally(graded)))
     if gradebook is not None:
-        print(f"wrote {gradebook} and the figure {gradebook.with_suffix('.png')}")
+        print(f"wrote {visible(str(gradebook))} and the figure {visible(str(gradebook.with_suffix('.png')))}")
     if feedback is not None:
-        print(f"wrote {len(graded)} feedback pages in {feedback}")
+        print(f"wrote {len(graded)} feedback pages in {visible(str(feedback))}")
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """``main``, quietly stopped when its reader goes away (``grade ... | head``): the outputs are written by then."""
+    try:
+        status = main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more reaches the closed pipe
+        return 1
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

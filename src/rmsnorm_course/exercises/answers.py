@@ -19,6 +19,7 @@ from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
 from .registry import EXERCISES, Exercise
 from .toml_reader import key_lines, parse, read_text
+from .untrusted import visible
 
 BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
@@ -45,6 +46,11 @@ class AnswerSheet:
             return cls(path, unreadable=str(error))
 
     @property
+    def name(self) -> str:
+        """The file's path as every output shows it: visible, on one line."""
+        return visible(str(self.path))
+
+    @property
     def first_tries(self) -> Mapping[str, object]:
         tries = self.answers.get(FIRST_TRIES, {})
         return tries if isinstance(tries, dict) else {}
@@ -58,16 +64,16 @@ class AnswerSheet:
         unknown += [f"{FIRST_TRIES}.{key}" for key in self.first_tries if key not in EXERCISES]
         messages = []
         if FIRST_TRIES in self.answers and not isinstance(self.answers[FIRST_TRIES], dict):
-            messages.append(f"{self.path}: {FIRST_TRIES} is not a table of answers; its first tries are left out")
+            messages.append(f"{self.name}: {FIRST_TRIES} is not a table of answers; its first tries are left out")
         for key in unknown[:REPORTED_UNKNOWN]:
             try:
                 exercises.get(key.removeprefix(f"{FIRST_TRIES}."))
             except UnknownExercise as error:
                 line = f"line {self.lines[key]}: " if key in self.lines else ""
-                messages.append(f"{self.path}, {line}{error}")
+                messages.append(f"{self.name}, {line}{error}")
         if len(unknown) > REPORTED_UNKNOWN:
             rest = len(unknown) - REPORTED_UNKNOWN
-            messages.append(f"{self.path}: and {rest} more key{'s' * (rest != 1)} that name no exercise")
+            messages.append(f"{self.name}: and {rest} more key{'s' * (rest != 1)} that name no exercise")
         return messages
 
     def problems(self) -> list[str]:

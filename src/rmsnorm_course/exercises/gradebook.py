@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,8 +19,9 @@ from pathlib import Path
 from .answers import AnswerSheet
 from .feedback import Outcome, Verdict
 from .registry import EXERCISES
+from .untrusted import csv_cell, quoted, visible
 
-SUFFIX = ".toml"  # a folder stands for the answer files in it with this suffix
+SUFFIX = ".toml"  # a folder stands for the entries in it whose names hold this, in any case
 
 
 @dataclass(frozen=True)
@@ -45,18 +47,67 @@ class GradedFile:
         return self.sheet.problems()
 
 
-def answer_files(sources: Iterable[str | Path]) -> list[Path]:
-    """The files to grade: a folder stands for its ``*.toml`` files in name order; any other path for itself.
+@dataclass(frozen=True)
+class Found:
+    """The files to grade, each once and in order, and words on everything passed over."""
 
-    A path that does not exist is kept, so that its row can say so.
+    paths: list[Path]
+    passed_over: list[str]
+
+
+def answer_files(sources: Iterable[str | Path]) -> Found:
+    """The files to grade: a folder stands for the entries in it whose names hold ``.toml`` (any case), in name order.
+
+    Any other path stands for itself, and one that does not exist is kept, so that its row
+    can say so. An entry is graded once however often it is named (a hard link counts as
+    the same file); a folder that cannot be listed, and the files in one whose names hold
+    no ``.toml``, are passed over with a word on each.
     """
     found: list[Path] = []
+    passed_over: list[str] = []
+    seen: dict[tuple[int, int], Path] = {}
     for source in map(Path, sources):
-        if source.is_dir():
-            found += sorted(path for path in source.iterdir() if path.suffix == SUFFIX and not path.is_dir())
-        else:
-            found.append(source)
-    return found
+        entries = [source]
+        if _is_folder(source):
+            try:
+                listed = sorted(source.iterdir())
+            except OSError as error:
+                passed_over.append(f"cannot list {visible(str(source))}: {error.strerror}; nothing in it was graded")
+                continue
+            entries = [path for path in listed if SUFFIX in path.name.casefold()]
+            others = [path.name for path in listed if SUFFIX not in path.name.casefold()]
+            if others:
+                example = quoted(others[0])
+                passed_over.append(
+                    f"{visible(str(source))}: {len(others)} entr{'y' if len(others) == 1 else 'ies'} whose name holds "
+                    f"no {SUFFIX}, such as {example}, passed over"
+                )
+        for path in entries:
+            identity = _identity(path)
+            if identity is not None and identity in seen:
+                passed_over.append(f"{visible(str(path))} is {visible(str(seen[identity]))} again; graded once")
+                continue
+            if identity is not None:
+                seen[identity] = path
+            found.append(path)
+    return Found(found, passed_over)
+
+
+def _is_folder(path: Path) -> bool:
+    """A real folder, not a link to one (a link is graded as an entry, and refused as a link)."""
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the entry itself (a link is not followed), or None if it cannot be looked at."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
 
 
 def grade_file(path: str | Path) -> GradedFile:
@@ -124,9 +175,8 @@ HEADER = ("file", "score", "out of", *EXERCISES, *(f"{id} first try" for id in E
 def csv_text(graded: Sequence[GradedFile]) -> str:
     """The gradebook as CSV: a row per file with its score and each exercise's verdict word.
 
-    Cells that begin like a spreadsheet formula (``=``, ``+``, ``-``, ``@``) get a
-    leading apostrophe, so that a file name or a problem quoted from a file is shown,
-    never evaluated.
+    A file's name and its problems are shown as ``untrusted.csv_cell`` writes them: on
+    one line, with no control character, and never as the start of a formula.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -135,9 +185,5 @@ def csv_text(graded: Sequence[GradedFile]) -> str:
         words = [verdict.outcome.value for verdict in file.verdicts]
         firsts = ["" if first is None else "right" if first.correct else "not right" for first in file.first_tries]
         problems = " | ".join(file.problems())
-        writer.writerow([_cell(str(file.path)), file.score, len(EXERCISES), *words, *firsts, _cell(problems)])
+        writer.writerow([csv_cell(str(file.path)), file.score, len(EXERCISES), *words, *firsts, csv_cell(problems)])
     return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -66,11 +66,6 @@ def shortened(text: str) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}… ({len(text)} characters)"
 
 
-def quoted(text: str) -> str:
-    """Text from a file (a key, a name) as a message quotes it: in Python's quotes, every control escaped, cut short."""
-    return repr(text) if len(text) <= SHOWN else f"{text[:SHOWN]!r}… ({len(text)} characters)"
-
-
 def unreadable(expected: str, found: str) -> AnswerKindError:
     return AnswerKindError(MESSAGE.format(expected=expected, found=found))
 
@@ -120,7 +115,20 @@ def _named(raw: object) -> str:
 
 
 def as_typed(raw: object) -> reading.Typed:
-    """Any answer as typed text after ``reading``'s steps: text is read, a value is written first."""
+    """Any answer as typed text after ``reading``'s steps: text is read, a value is written first.
+
+    A value that fails while being read (a container whose own methods raise) is named
+    by its type: its error never passes through.
+    """
+    try:
+        return _as_typed(raw)
+    except AnswerKindError:
+        raise
+    except Exception:  # a hostile object's own error, whatever it is
+        raise AnswerKindError(f"a value of type {type(raw).__name__} that could not be read") from None
+
+
+def _as_typed(raw: object) -> reading.Typed:
     if isinstance(raw, str):
         if reading.too_long(raw):
             raise AnswerKindError(FOUND["long"].format(count=len(raw), longest=reading.LONGEST))

@@ -26,7 +26,8 @@ from ..studies import evidence, example, precision, training
 from ..studies.block import PreNormBlock
 from ..studies.formulas import rms_norm_formula
 from .errors import UnknownExercise
-from .kinds import Choice, Kind, Number, Shape, Vector, quoted
+from .kinds import Choice, Kind, Number, Shape, Vector
+from .untrusted import quoted
 
 X, G, EPS = example.INPUT, example.GAIN, example.EPS
 TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM

@@ -11,6 +11,7 @@ wrong and what was expected.
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import tomllib
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from ..core.format import binary_size
 from .errors import AnswersFileError
+from .untrusted import visible
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 16
@@ -87,30 +89,40 @@ def nesting(text: str) -> Nesting:
 
 
 def read_text(path: Path) -> str:
-    """The file's text: a regular file of at most ``MAX_BYTES``, in UTF-8 (a leading byte-order mark is dropped)."""
+    """The file's text: a regular file of at most ``MAX_BYTES``, in UTF-8 (a leading byte-order mark is dropped).
+
+    A symbolic link is refused, not followed: an answers file is a file of its own, not a
+    way to have the grader read another (the solutions, or a file of the system's).
+    """
+    name = visible(str(path))
     try:
-        mode = path.stat().st_mode
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            raise AnswersFileError(f"{name} is a symbolic link; expected an answers file of its own")
         if not stat.S_ISREG(mode):  # a folder, a device or a pipe (whose opening would wait for a writer)
             kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise AnswersFileError(f"{path} is {kind}; expected a TOML file")
-        with path.open("rb") as file:
+            raise AnswersFileError(f"{name} is {kind}; expected a TOML file")
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since it was looked at
+                raise AnswersFileError(f"{name} is not a regular file; expected a TOML file")
             data = file.read(MAX_BYTES + 1)
-            size = max(len(data), path.stat().st_size)
+            size = max(len(data), os.fstat(file.fileno()).st_size)
     except OSError as error:
-        raise AnswersFileError(f"cannot open {path}: {error.strerror}; expected a readable TOML file") from None
+        raise AnswersFileError(f"cannot open {name}: {error.strerror}; expected a readable TOML file") from None
     if len(data) > MAX_BYTES:
         raise AnswersFileError(
-            f"{path} is {binary_size(size)}, more than the {binary_size(MAX_BYTES)} "
+            f"{name} is {binary_size(size)}, more than the {binary_size(MAX_BYTES)} "
             f"the grader reads of an answers file; {EXPECTED}"
         )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise AnswersFileError(f"{path} is UTF-16 text; expected a TOML file saved as UTF-8")
+        raise AnswersFileError(f"{name} is UTF-16 text; expected a TOML file saved as UTF-8")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise AnswersFileError(
-            f"{path} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line} is not UTF-8; "
+            f"{name} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line} is not UTF-8; "
             "expected a TOML file saved as UTF-8"
         ) from None
     return text.removeprefix("\ufeff")
@@ -118,37 +130,52 @@ def read_text(path: Path) -> str:
 
 def parse(text: str, path: Path) -> dict[str, object]:
     """The TOML data in ``text``, once its nesting is known to be shallow enough to parse."""
+    name = visible(str(path))
     deepest = nesting(text)
     if deepest.depth > MAX_DEPTH:
         raise AnswersFileError(
-            f"{path} nests {deepest.what} {deepest.depth} deep (line {deepest.line}); "
+            f"{name} nests {deepest.what} {deepest.depth} deep (line {deepest.line}); "
             f"the grader reads at most {MAX_DEPTH} levels; {EXPECTED}"
         )
     if deepest.key_parts > MAX_DEPTH:
         raise AnswersFileError(
-            f"{path} has a dotted key of {deepest.key_parts} parts (line {deepest.key_line}); "
+            f"{name} has a dotted key of {deepest.key_parts} parts (line {deepest.key_line}); "
             f"the grader reads keys of at most {MAX_DEPTH}; {EXPECTED}"
         )
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        said = _repeated(text, str(error), path) or f"{path} is not valid TOML: {error}; {EXPECTED}"
+        said = _repeated(text, str(error), path) or f"{name} is not valid TOML: {error}; {EXPECTED}"
         raise AnswersFileError(said) from None
     except RecursionError:  # the scan above keeps this away; kept so that no file can end in a traceback
-        raise AnswersFileError(f"{path} nests values too deep to read; {EXPECTED}") from None
+        raise AnswersFileError(f"{name} nests values too deep to read; {EXPECTED}") from None
     except ValueError as error:  # a whole number of more digits than Python converts, for one
         reason = str(error).split(";")[0]
-        raise AnswersFileError(f"{path} is not valid TOML as the grader reads it: {reason}; {EXPECTED}") from None
+        raise AnswersFileError(f"{name} is not valid TOML as the grader reads it: {reason}; {EXPECTED}") from None
 
 
 def key_occurrences(text: str) -> list[tuple[str, int]]:
-    """Each line (from 1) that starts with a key or a table header, with that key, in order."""
+    """Each line (from 1) that starts with a key or a table header, with that key, in order.
+
+    Lines inside a multi-line string are text, not keys, however they look.
+    """
+    inside = _lines_inside_strings(text)
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         match = _KEY.match(line)
-        if match:
+        if match and number not in inside:
             found.append((next(group for group in match.groups() if group is not None), number))
     return found
+
+
+def _lines_inside_strings(text: str) -> set[int]:
+    """The lines (from 1) that begin inside a multi-line string, in one pass of the scanner."""
+    inside: set[int] = set()
+    for token in _TOKEN.finditer(text):
+        if token.lastgroup == "string" and "\n" in token.group():
+            first = text.count("\n", 0, token.start()) + 1
+            inside.update(range(first + 1, first + token.group().count("\n") + 1))
+    return inside
 
 
 def key_lines(text: str) -> dict[str, int]:
@@ -167,6 +194,9 @@ def _repeated(text: str, error: str, path: Path) -> str | None:
     first: dict[str, int] = {}
     for key, number in key_occurrences(text):
         if key in first and (at is None or int(at.group(1)) == number):
-            return f"{path}: {key} is given twice, on lines {first[key]} and {number}; expected each exercise once"
+            return (
+                f"{visible(str(path))}: {visible(key)} is given twice, on lines {first[key]} and {number}; "
+                "expected each exercise once"
+            )
         first.setdefault(key, number)
     return None

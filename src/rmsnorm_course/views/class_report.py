@@ -10,13 +10,25 @@ and never the reference answer of a wrong one. Nothing is written over a graded 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # a system without file locks: outputs are still written whole
+    fcntl = None
+
 from ..exercises import registry
 from ..exercises.gradebook import ExerciseTally, GradedFile, csv_text, tally
+from ..exercises.untrusted import code_span, visible
 from . import figures
+
+NAME_CHARACTERS = 100  # of a feedback page's name taken from the file's name
 
 
 class OutputError(ValueError):
@@ -31,7 +43,7 @@ def summary(graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally]) -> s
     troubled = [file for file in graded if file.problems()]
     if troubled:
         lines.append(f"{len(troubled)} with problems (the CSV's last column says which):")
-        lines += [f"  {problem}" for file in troubled for problem in file.problems()[:1]]
+        lines += [f"  {visible(problem)}" for file in troubled for problem in file.problems()[:1]]
     width = max(len(exercise_id) for exercise_id in registry.EXERCISES)
     lines.append(f"{'exercise':<{width}}  {'right':>9}  {'first try':>9}  most common wrong answer: the slip behind it")
     for t in tallies:
@@ -46,26 +58,29 @@ def summary(graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally]) -> s
     return "\n".join(lines) + "\n"
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>&#|~])")
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>&#|~{}$:])")
 
 
 def _md(text: str) -> str:
-    """Text shown as itself in Markdown: every character Markdown or HTML would act on is escaped."""
+    """The package's own words shown as themselves in Markdown: every character Markdown or MyST acts on is escaped.
+
+    Words from a student's file never come here; they go in code spans (``untrusted.code_span``).
+    """
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def _code(text: str) -> str:
-    """Text as inline code, fenced by more backticks than it holds in a row."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
-
-
 def feedback_markdown(file: GradedFile) -> str:
-    """One student's page: the score, then each exercise's verdict and words (a hint, never a wrong one's answer)."""
-    lines = [f"# Feedback on {_md(file.path.name)}", "", f"Score: {file.score}/{len(file.verdicts)}", ""]
+    """One student's page: the score, then each exercise's verdict and words (a hint, never a wrong one's answer).
+
+    The file's name and its problems are shown in code spans, where Markdown, MyST's roles,
+    directives and substitutions, dollar math, links and HTML are all just text; never in
+    a heading, which a book's theme may also copy into places that read it as HTML.
+    """
+    lines = ["# Feedback on your predictions", "", f"Answers file: {code_span(file.path.name)}", ""]
+    lines += [f"Score: {file.score}/{len(file.verdicts)}", ""]
     if file.sheet.unreadable is not None:
-        return "\n".join([*lines, f"Nothing in this file was graded: {_md(file.sheet.unreadable)}", ""])
-    lines += [f"- {_md(problem)}" for problem in file.problems()] + ([""] if file.problems() else [])
+        return "\n".join([*lines, f"Nothing in this file was graded: {code_span(file.sheet.unreadable)}", ""])
+    lines += [f"- {code_span(problem)}" for problem in file.problems()] + ([""] if file.problems() else [])
     for number, (verdict, first) in enumerate(zip(file.verdicts, file.first_tries), start=1):
         lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}", "", _md(verdict.sentence), ""]
         if first is not None:
@@ -74,11 +89,12 @@ def feedback_markdown(file: GradedFile) -> str:
 
 
 def feedback_names(graded: Sequence[GradedFile]) -> list[str]:
-    """A Markdown file name per graded file, from its name; files of the same name get -2, -3, ..."""
+    """A Markdown file name per graded file, from its name made visible and short; repeats get -2, -3, ..."""
     names: list[str] = []
     taken: set[str] = set()
     for file in graded:
-        stem, name, n = file.path.stem or "answers", "", 1
+        stem = visible(file.path.stem).replace("/", "_")[:NAME_CHARACTERS].lstrip(".") or "answers"
+        name, n = "", 1
         while not name or name in taken:
             name = f"{stem}.md" if n == 1 else f"{stem}-{n}.md"
             n += 1
@@ -88,30 +104,90 @@ def feedback_names(graded: Sequence[GradedFile]) -> list[str]:
 
 
 def outputs(graded: Sequence[GradedFile], gradebook: Path | None, feedback: Path | None) -> list[Path]:
-    """Every path the command would write, refused as a whole if one of them is a graded file or not a .csv."""
+    """Every path the command would write, refused as a whole if one of them is a graded file or not a .csv.
+
+    A graded file is recognised by what it is, not by its name: a hard link or a symbolic
+    link to one is the same file, and is refused too.
+    """
     written: list[Path] = []
     if gradebook is not None:
         if gradebook.suffix.lower() != ".csv":
-            raise OutputError(f"the gradebook {gradebook} does not end in .csv; expected a path like grades.csv")
+            raise OutputError(
+                f"the gradebook {visible(str(gradebook))} does not end in .csv; expected a path like grades.csv"
+            )
         written += [gradebook, gradebook.with_suffix(".png")]
     if feedback is not None:
         written += [feedback / name for name in feedback_names(graded)]
-    sources = {file.path.resolve() for file in graded}
+    sources = {identity for file in graded if (identity := _identity(file.path, follow=False)) is not None}
     for path in written:
-        if path.resolve() in sources:
-            raise OutputError(f"writing {path} would replace a graded answers file; expected an output path of its own")
+        if _identity(path, follow=True) in sources or _identity(path, follow=False) in sources:
+            raise OutputError(
+                f"writing {visible(str(path))} would replace a graded answers file; expected an output path of its own"
+            )
     return written
+
+
+def _identity(path: Path, follow: bool) -> tuple[int, int] | None:
+    try:
+        status = path.stat() if follow else path.lstat()
+    except (OSError, RuntimeError):  # absent, unreachable, or a loop of links
+        return None
+    return status.st_dev, status.st_ino
 
 
 def write(graded: Sequence[GradedFile], gradebook: Path | None, feedback: Path | None = None) -> list[Path]:
-    """Write the gradebook (CSV, and the figure as PNG beside it) and the feedback pages; return what was written."""
+    """Write the gradebook (CSV, and the figure as PNG beside it) and the feedback pages; return what was written.
+
+    Each output is written whole: to a new file (or folder) beside it, then moved into
+    place in one step. While one run writes, another run writing to the same places waits,
+    so two runs at once leave the outputs of one of them, never a mixture.
+    """
     written = outputs(graded, gradebook, feedback)
-    if gradebook is not None:
-        gradebook.parent.mkdir(parents=True, exist_ok=True)
-        gradebook.write_text(csv_text(graded), encoding="utf-8")
-        gradebook.with_suffix(".png").write_bytes(figures.png_bytes(figures.class_results_figure(tally(graded))))
-    if feedback is not None:
-        feedback.mkdir(parents=True, exist_ok=True)
-        for file, name in zip(graded, feedback_names(graded)):
-            (feedback / name).write_text(feedback_markdown(file), encoding="utf-8")
+    folders = sorted({path.parent for path in (gradebook, feedback) if path is not None})
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as held:
+        for folder in folders:
+            held.enter_context(_exclusive(folder))
+        if gradebook is not None:
+            _replace(gradebook, csv_text(graded).encode("utf-8"))
+            _replace(gradebook.with_suffix(".png"), figures.png_bytes(figures.class_results_figure(tally(graded))))
+        if feedback is not None:
+            pages = {name: feedback_markdown(file) for file, name in zip(graded, feedback_names(graded))}
+            _replace_folder(feedback, pages)
     return written
+
+
+@contextlib.contextmanager
+def _exclusive(folder: Path):
+    """Hold the folder's lock: one grade command writes into it at a time (where the system offers locks)."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file beside ``path``, then move it over ``path`` in one step."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as new:
+        new.write(data)
+    os.replace(new.name, path)
+
+
+def _replace_folder(folder: Path, pages: dict[str, str]) -> None:
+    """A new folder of pages beside ``folder``, moved into its place whole; the old one is then removed."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{visible(str(folder))} is not a folder; expected a folder for the feedback pages")
+    new = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    for name, text in pages.items():
+        (new / name).write_text(text, encoding="utf-8")
+    old = None
+    if folder.exists():
+        old = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.old."))
+        os.replace(folder, old / folder.name)
+    os.replace(new, folder)
+    if old is not None:
+        shutil.rmtree(old)
