@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import matplotlib.image
+import matplotlib.text
 import numpy as np
 import pytest
 from matplotlib.colors import to_hex
@@ -12,7 +14,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from rmsnorm_course.exercises.feedback import Outcome
 from rmsnorm_course.exercises.gradebook import grade_files, tally
 from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.studies import cost, evidence, geometry, precision, training
+from rmsnorm_course.studies import cost, evidence, geometry, modern, precision, training
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views import figures
@@ -118,8 +120,10 @@ def test_explorer_figure_puts_an_off_axis_marker_on_its_edge_and_says_so(vector,
     state = explore(vector, scale, 1e-5)
     curve = figures.explorer_figure(state).axes[1]
     marker = curve.get_lines()[-1]
-    edge = curve.get_xlim()[0 if side == "left" else 1]
-    assert marker.get_xdata()[0] == edge and marker.get_ydata()[0] == state.scaled_normalized_mean_square
+    low, high = curve.get_xlim()
+    x, y = marker.get_xdata()[0], marker.get_ydata()[0]
+    assert low < x < high and (x < low * 10 if side == "left" else x > high / 10)  # just inside its edge
+    assert 0.05 <= y <= 0.97 and y == pytest.approx(min(max(state.scaled_normalized_mean_square, 0.05), 0.97))
     assert marker.get_marker() == ("<" if side == "left" else ">")
     assert f"RMS {state.scaled_rms:.3g}, off the axis to the {side}" in marker.get_label()
 
@@ -196,7 +200,7 @@ def test_roofline_figure_plots_the_roof_and_the_measured_point():
 def test_post_norm_figure_names_both_arrangements_and_the_final_norm():
     post, model = figures.post_norm_and_model_figure().axes
     post_texts = [t.get_text() for t in post.texts]
-    assert "RMSNorm 1" in post_texts and "RMSNorm 2" in post_texts
+    assert "LayerNorm 1" in post_texts and "LayerNorm 2" in post_texts  # the original Transformer's norms
     model_texts = [t.get_text() for t in model.texts]
     assert model_texts.index("final RMSNorm (norm)") > model_texts.index("pre-norm block N")
     assert model_texts.index("output layer -> logits") > model_texts.index("final RMSNorm (norm)")
@@ -228,3 +232,56 @@ def test_class_results_show_each_outcome_s_share_with_its_own_fill_and_hatch(tmp
     assert [t.get_text() for t in ax.texts][:2] == ["5/5", "1/5"]
     assert ax.get_xlabel() and ax.get_ylabel()
     assert figures.png_bytes(fig) == figures.png_bytes(figures.class_results_figure(tallies))
+
+
+def every_figure():
+    """Every figure the book draws, from small but real inputs."""
+    from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
+    from rmsnorm_course.studies.geometry import geometry as geometry_of
+    from rmsnorm_course.studies.geometry import gradient_picture
+    from rmsnorm_course.studies.roofline import Roofline
+    from rmsnorm_course.views.explorer import explore
+
+    names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)
+    sweep = cost.SizeSweep(np.array([2**18, 2**20]), {name: np.array([1e-4, 4e-4]) for name in names})
+    small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
+    return {
+        "normalized mean square": figures.normalized_mean_square_figure(),
+        "explorer": figures.explorer_figure(explore("tiny [0.0003, 0.0004]", 1e-4, 1e-5)),
+        "activations": figures.activation_histograms(activation_comparison()),
+        "eps placement": figures.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
+        "pre-norm block": figures.pre_norm_block_figure(),
+        "follow one vector": figures.follow_one_vector_figure(evidence.primary()),
+        "cost ratios": figures.cost_ratios_figure(cost.cost_ratios(shape=(4, 8), repeats=1)),
+        "size sweep": figures.size_sweep_figure(sweep),
+        "precision sweep": figures.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30])),
+        "training": figures.training_figure(training.experiment.__wrapped__(small)),
+        "geometry": figures.geometry_figure(geometry_of()),
+        "gradient": figures.gradient_figure(gradient_picture()),
+        "axes": figures.axes_figure(),
+        "roofline": figures.roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9)),
+        "post-norm and model": figures.post_norm_and_model_figure(),
+        "gain decay": figures.gain_decay_figure(modern.gain_decay(steps=50)),
+        "qk-norm": figures.qk_norm_figure(modern.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)),
+        "depth": figures.depth_figure(modern.stream_through_depth()),
+        "fused roofline": figures.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
+        "partial rms": figures.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
+        "class results": figures.class_results_figure(tally(grade_files([]))),
+    }
+
+
+def test_every_figure_the_module_draws_is_checked():
+    drawn = {name for name in dir(figures) if name.endswith("_figure") or name == "activation_histograms"}
+    assert len(every_figure()) == len(drawn)
+
+
+def test_no_figure_has_text_smaller_than_the_smallest_size_nor_is_wider_than_the_page_allows():
+    """With figures.SMALLEST_TEXT points at 100 dpi, the pages' CSS keeps every text at 9 px or more as displayed."""
+    for name, fig in every_figure().items():
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", bbox_inches="tight")  # as the page saves it: cropped, or grown, to its ink
+        saved_width = matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
+        texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+        smallest = min(text.get_fontsize() for text in texts)
+        assert smallest >= figures.SMALLEST_TEXT, (name, smallest)
+        assert fig.dpi == 100 and saved_width <= figures.WIDEST * fig.dpi, (name, saved_width)

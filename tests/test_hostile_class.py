@@ -139,7 +139,8 @@ def test_each_feedback_page_holds_student_text_only_in_code_spans(graded):
     for page in pages:
         text = page.read_text(encoding="utf-8")
         outside = re.sub(r"(`+) .*? \1", "", text)  # the code spans taken out
-        assert "{{" not in outside and "<" not in outside and "$" not in outside.replace("\\$", ""), page.name
+        outside = re.sub(r"\\.", "", outside)  # and the characters the page escapes
+        assert "{{" not in outside and "<" not in outside and "$" not in outside, page.name
         assert not CONTROLS.search(text)
     template = (out / "feedback" / "template-answer.md").read_text(encoding="utf-8")
     assert "env.srcdir" not in template  # an answer that cannot be read is never shown back

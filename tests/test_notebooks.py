@@ -92,12 +92,12 @@ def bibliography():
 def test_every_paper_is_cited_by_author_year_and_linked_to_its_preprint(bibliography):
     text = "\n".join(page.read_text() for page in PAGES)
     for key, entry in bibliography.items():
-        first = entry.persons["author"][0].last_names[0]
-        others = len(entry.persons["author"]) - 1
+        authors = [person.last_names[0].strip("{}") for person in entry.persons["author"]]  # "others" counts too
+        first, others = authors[0], len(authors) - 1
         if others == 0:
             who = first
-        elif others == 1:
-            who = f"{first} and {entry.persons['author'][1].last_names[0]}"
+        elif others == 1 and authors[1] != "others":
+            who = f"{first} and {authors[1]}"
         else:
             who = f"{first} et al."
         preprint = entry.fields.get("eprint") or re.search(r"arXiv:(\S+)", entry.fields["journal"]).group(1)

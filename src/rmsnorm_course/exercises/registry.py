@@ -22,7 +22,7 @@ from ..core.format import fmt
 from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
-from ..studies import evidence, example, precision, training
+from ..studies import evidence, example, modern, precision, training
 from ..studies.block import PreNormBlock
 from ..studies.formulas import rms_norm_formula
 from .errors import UnknownExercise
@@ -814,6 +814,141 @@ def _training_outcome() -> Solution:
         f"Held-out losses: {none:.3g} without a norm, {layer:.3f} with LayerNorm, {rms:.3f} with RMSNorm. "
         "Subtracting the mean bought nothing on this task.",
         _wrong_choices(OUTCOME_OPTIONS, OUTCOME_NOTES, index),
+    )
+
+
+# --- RMSNorm in today's models ---------------------------------------------------------------
+
+
+@exercise(
+    "one-plus-gain",
+    "A 1 + w gain under weight decay",
+    f"A gain stored as 1 + w has been trained to w = {modern.TRAINED_GAIN - 1:g} (gain {modern.TRAINED_GAIN:g}). "
+    f"Weight decay alone then multiplies w by 1 - {modern.DECAY_PER_STEP:g} at each step. What is the gain after "
+    f"{modern.DECAY_STEPS:,} steps with no gradient? Six decimals.",
+    Number(),
+    "The decay shrinks w, the stored parameter, not the gain: compute w after the steps, then add one.",
+)
+def _one_plus_gain() -> Solution:
+    decay = modern.gain_decay()
+    return Solution(
+        float(decay.one_plus[-1]),
+        f"w shrinks to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one, the "
+        f"gain at initialisation. A plain gain decays itself, to {decay.plain[-1]:.6f}, heading for zero.",
+        pitfalls=((float(decay.plain[-1]), "That is a plain gain decayed; here the decay acts on w, not on 1 + w."),),
+    )
+
+
+@exercise(
+    "qk-logit-bound",
+    "How large a QK-normed logit can be",
+    f"With RMSNorm on every query and key (gain one, eps = 0), each has length sqrt(d). For head width "
+    f"d = {modern.HEAD_WIDTH}, what is the largest value the attention logit q . k / sqrt(d) can take?",
+    Number(),
+    "q . k is at most |q| |k|, reached when the two point the same way.",
+)
+def _qk_logit_bound() -> Solution:
+    bound = modern.qk_logit_bound()
+    attention = modern.qk_norm()
+    return Solution(
+        bound,
+        f"q . k <= |q| |k| = sqrt(d) * sqrt(d) = d, so q . k / sqrt(d) <= sqrt(d) = {bound:g}, whatever the "
+        f"activations' scale. Without the norm the seeded logits reach {attention.largest_logit[-1]:,.0f} at scale "
+        f"{attention.scales[-1]:g}; with it, {attention.largest_logit_normed[-1]:.2f}.",
+        pitfalls=(
+            (float(modern.HEAD_WIDTH), "That is q . k itself, before the division by sqrt(d)."),
+            (1.0, "Each coordinate of a normalized vector is not at most one; its mean square is one."),
+        ),
+    )
+
+
+GROWTH_OPTIONS = (
+    "it stays at one at every block",
+    "it grows about as the square root of the number of blocks",
+    "it grows in proportion to the number of blocks",
+    "it grows by the branches' gain at every block, exponentially",
+)
+GROWTH_NOTES = {
+    GROWTH_OPTIONS[0]: "That is post-norm, where the stream itself is normalized; here only the branch is.",
+    GROWTH_OPTIONS[2]: "Additions of independent directions add in their squares, not in their lengths.",
+    GROWTH_OPTIONS[3]: "The branch's own gain is undone by the norm after it, before anything is added.",
+}
+
+
+@exercise(
+    "sandwich-growth",
+    "The stream under sandwich norms",
+    f"In a sandwich block, h + norm(F(norm(h))), each branch's output is normalized to RMS one before it is "
+    f"added. Over {modern.DEPTH} blocks whose branches amplify {modern.BRANCH_GAIN:g}-fold, in independent "
+    "directions, how does the residual stream's RMS grow?",
+    Choice(GROWTH_OPTIONS),
+    "Add vectors of RMS one in independent directions: what happens to the mean square of the sum?",
+)
+def _sandwich_growth() -> Solution:
+    depth = modern.stream_through_depth()
+    exponent = depth.growth_exponent("sandwich")
+    index = min(range(3), key=lambda i: abs(exponent - (0.0, 0.5, 1.0)[i])) if exponent < 1.5 else 3
+    sandwich = depth.stream_rms["sandwich"]
+    return Solution(
+        index,
+        f"The seeded stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after 0, 4 and "
+        f"{modern.DEPTH} blocks: a slope of {exponent:.2f} in log-log, the square root's 0.5. Pre-norm, whose "
+        f"branches add unnormalized outputs, reaches {depth.stream_rms['pre-norm'][-1]:.1f}.",
+        _wrong_choices(GROWTH_OPTIONS, GROWTH_NOTES, index),
+    )
+
+
+@exercise(
+    "fused-bytes",
+    "Bytes moved by a fused add + RMSNorm",
+    "In bfloat16 (2 bytes a number), one kernel reads the stream h and the branch output f, and writes the new "
+    "stream h' = h + f and the normalized row y. How many bytes does it move per element?",
+    Number(),
+    "Count every array the kernel reads or writes once, at two bytes each.",
+)
+def _fused_bytes() -> Solution:
+    unfused, fused = modern.KERNELS
+    return Solution(
+        float(fused.bytes_per_element()),
+        f"Two reads and two writes of 2 bytes: {fused.bytes_per_element()} bytes per element. Run apart, the "
+        f"addition writes h' and the norm reads it back: {unfused.bytes_per_element()} bytes, so where memory is "
+        f"the limit the fused kernel is {unfused.bytes_per_element() / fused.bytes_per_element():.2f} times as fast.",
+        pitfalls=(
+            (float(unfused.bytes_per_element()), "That counts h' read back by a second kernel; one pass keeps it."),
+            (4.0, "That counts each array once but at one byte; bfloat16 numbers take two."),
+        ),
+    )
+
+
+ERROR_OPTIONS = ("about 0.04%", "about 0.4%", "about 4%", "about 40%")
+ERROR_SIZES = (0.0004, 0.004, 0.04, 0.4)
+ERROR_NOTES = {
+    ERROR_OPTIONS[0]: "That would need a million values; the mean square of n values is off by about sqrt(2 / n).",
+    ERROR_OPTIONS[1]: "That would need tens of thousands of values, more than the whole row holds.",
+    ERROR_OPTIONS[3]: "That is the error of an estimate from a handful of values, not from hundreds.",
+}
+PARTIAL_SHARE = 0.0625
+
+
+@exercise(
+    "partial-rms-error",
+    "How far off a partial RMS is",
+    f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
+    f"independent standard normal values and p = {PARTIAL_SHARE:.2%} ({int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])} "
+    "values), about how far off is the estimate, typically?",
+    Choice(ERROR_OPTIONS),
+    "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
+)
+def _partial_rms_error() -> Solution:
+    partial = modern.partial_rms()
+    error = float(partial.median_error[modern.LLAMA_WIDTHS[0]][modern.SHARES.index(PARTIAL_SHARE)])
+    index = int(np.argmin([abs(np.log(error / size)) for size in ERROR_SIZES]))
+    count = int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])
+    return Solution(
+        index,
+        f"Over {modern.ROWS:,} seeded rows the median error is {error:.2%}; sqrt(1 / (2 n)) for n = {count} is "
+        f"{modern.partial_rms_spread(count):.2%}, the spread around which that median sits.",
+        _wrong_choices(ERROR_OPTIONS, ERROR_NOTES, index),
     )
 
 

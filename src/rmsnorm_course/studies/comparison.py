@@ -52,7 +52,7 @@ def activation_comparison(
     shape: tuple[int, ...] = ACTIVATION_SHAPE,
     offset: float = ACTIVATION_OFFSET,
     seed: int = ACTIVATION_SEED,
-    eps: float = 1e-6,
+    eps: float = DEFAULT_EPS,
 ) -> ActivationComparison:
     """Standard-normal activations shifted by ``offset``, seeded so every build sees the same numbers."""
     inputs = np.random.default_rng(seed).standard_normal(shape) + offset
@@ -67,7 +67,7 @@ class Identities:
     mean_square_split: float  # max |mean(x**2) - (mean(x)**2 + var(x))|, relative to mean(x**2)
 
 
-def identities(comparison: ActivationComparison, eps: float = 1e-6) -> Identities:
+def identities(comparison: ActivationComparison, eps: float = DEFAULT_EPS) -> Identities:
     """Check LayerNorm(x) = RMSNorm(x - mean(x)) (no gain, no bias) and RMS**2 = mean**2 + variance."""
     x = comparison.inputs
     mean = np.mean(x, axis=-1, keepdims=True)

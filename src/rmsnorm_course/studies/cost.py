@@ -14,6 +14,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -36,10 +37,40 @@ def arithmetic_intensity(dtype: npt.DTypeLike) -> float:
 # --- the stopwatch ------------------------------------------------------------------
 
 
-def median_seconds(
-    runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1, number: int = 1
-) -> dict[str, float]:
-    """Median wall time of one call of each run; every round runs each in turn, so load falls on all alike.
+@dataclass(frozen=True)
+class Spread:
+    """A ratio of two contenders' times, round by round: its median and its range over the rounds."""
+
+    median: float
+    low: float
+    high: float
+
+    @property
+    def clear(self) -> str:
+        """ "longer" or "shorter" when every round agrees, else "within the spread": what a sentence may claim."""
+        return "longer" if self.low > 1 else "shorter" if self.high < 1 else "within the spread"
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds per call of each contender in every round; a round runs every contender once, in turn."""
+
+    samples: dict[str, np.ndarray]
+
+    def median(self, name: str) -> float:
+        return float(np.median(self.samples[name]))
+
+    def medians(self) -> dict[str, float]:
+        return {name: self.median(name) for name in self.samples}
+
+    def ratio(self, name: str, to: str) -> Spread:
+        """``name``'s time over ``to``'s, taken within each round, so that load shared by a round cancels."""
+        per_round = self.samples[name] / self.samples[to]
+        return Spread(float(np.median(per_round)), float(per_round.min()), float(per_round.max()))
+
+
+def timings(runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1, number: int = 1) -> Timings:
+    """Wall time of one call of each run, round by round; every round runs each in turn, so load falls on all alike.
 
     Each sample times ``number`` calls in a row and divides, so that calls of a few
     microseconds are timed over a span the clock and the scheduler cannot blur.
@@ -54,7 +85,33 @@ def median_seconds(
             for _ in range(number):
                 run()
             times[name].append((time.perf_counter() - start) / number)
-    return {name: float(np.median(spans)) for name, spans in times.items()}
+    return Timings({name: np.array(spans) for name, spans in times.items()})
+
+
+def median_seconds(
+    runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1, number: int = 1
+) -> dict[str, float]:
+    """Median wall time of one call of each run (``timings``, summed up by its medians)."""
+    return timings(runs, repeats, warmup, number).medians()
+
+
+def last_level_cache() -> int | None:
+    """The largest cache this machine reports, in bytes, or None where it reports none."""
+    sizes = []
+    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        text = entry.read_text().strip().upper()
+        factor = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        digits = text.rstrip("KMG")
+        if digits.isdigit():
+            sizes.append(int(digits) * factor)
+    return max(sizes) if sizes else None
+
+
+def batch_bytes(cache: int | None = None) -> int:
+    """The cost batch: twice the largest cache the machine reports, within ``BATCH_RANGE`` (timings must stay short)."""
+    low, high = BATCH_RANGE
+    cache = last_level_cache() if cache is None else cache
+    return low if cache is None else int(min(max(2 * cache, low), high))
 
 
 def peak_extra_bytes(run: Callable[[], object]) -> int:
@@ -74,7 +131,8 @@ def peak_extra_bytes(run: Callable[[], object]) -> int:
 FORWARD, BACKWARD = "forward", "backward"
 COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "rms_norm into out", "rms_norm"
 FORMULA, LAYER_FORMULA = "RMSNorm formula", "LayerNorm formula"
-COST_SHAPE = (4, 1024, 2048)  # batch, tokens, width: 32 MiB of float32, more than this machine's caches hold
+BATCH_RANGE = (32 * 2**20, 64 * 2**20)  # bytes of the cost batch: at least 32 MiB, at most 64 MiB
+TOKENS, WIDTH = 1024, 2048  # the cost batch's sequence length and width; its batch size follows from its bytes
 FLOAT32 = np.dtype(np.float32)
 SWEEP_WIDTH = 1024  # a row's width; an input smaller than one such row is one shorter row
 SWEEP_BYTES = (*(4 * 1024 * 4**k for k in range(7)), 32 * 2**20)  # 4 KiB, 16 KiB, ... 16 MiB, 32 MiB
@@ -100,26 +158,37 @@ def _forward_runs(x: np.ndarray, gain: np.ndarray, out: np.ndarray) -> dict[str,
     }
 
 
-def cost_ratios(
-    shape: tuple[int, ...] = COST_SHAPE, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
-) -> dict[str, dict[str, float]]:
-    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x."""
-    x, grad_output, gain, bias = _batch(shape, dtype, seed)
+def cost_shape(nbytes: int | None = None) -> tuple[int, int, int]:
+    """Batch, tokens, width of the float32 cost batch of ``nbytes`` (``batch_bytes()`` if None)."""
+    nbytes = batch_bytes() if nbytes is None else nbytes
+    return max(1, nbytes // (TOKENS * WIDTH * FLOAT32.itemsize)), TOKENS, WIDTH
+
+
+def cost_timings(
+    shape: tuple[int, ...] | None = None, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
+) -> dict[str, Timings]:
+    """Forward and backward times of the copy, the package, the RMSNorm and LayerNorm formulas, round by round."""
+    x, grad_output, gain, bias = _batch(shape or cost_shape(), dtype, seed)
     forward = _forward_runs(x, gain, np.empty_like(x))
     forward[LAYER_FORMULA] = lambda: layer_norm_formula(x, gain, bias)
     backward = {
+        COPY: forward[COPY],
         "rms_norm_backward": lambda: rms_norm_backward(x, gain, DEFAULT_EPS, grad_output),
         FORMULA: lambda: rms_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
         LAYER_FORMULA: lambda: layer_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
     }
-    runs = {(FORWARD, name): run for name, run in forward.items()}
-    runs.update({(BACKWARD, name): run for name, run in backward.items()})
-    times = median_seconds(runs, repeats)
-    copy = times[FORWARD, COPY]
-    ratios: dict[str, dict[str, float]] = {FORWARD: {}, BACKWARD: {}}
-    for (direction, name), seconds in times.items():
-        ratios[direction][name] = seconds / copy
-    return ratios
+    return {FORWARD: timings(forward, repeats), BACKWARD: timings(backward, repeats)}
+
+
+def cost_ratios(
+    shape: tuple[int, ...] | None = None, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
+) -> dict[str, dict[str, float]]:
+    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x (medians)."""
+    measured = cost_timings(shape, dtype, repeats, seed)
+    return {
+        direction: {name: t.median(name) / t.median(COPY) for name in t.samples if name != COPY or direction == FORWARD}
+        for direction, t in measured.items()
+    }
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.rmsnorm import rms_norm
-from .cost import FORWARD_FLOPS_PER_ELEMENT, arithmetic_intensity, median_seconds
+from .cost import FORWARD_FLOPS_PER_ELEMENT, arithmetic_intensity, batch_bytes, median_seconds
 from .threads import one_blas_thread
 
-COPY_ELEMENTS = 16 * 2**20  # 64 MiB of float32: larger than the caches
 MATMUL_SIZE = 1024
+PASSES = 3  # the forward's trips through each block: the sums of squares, the scaling by 1/RMS, the gain
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,13 @@ class Roofline:
 
 
 @one_blas_thread  # one core's roof: rms_norm runs on one core too
-def roofline(elements: int = COPY_ELEMENTS, size: int = MATMUL_SIZE, repeats: int = 5, seed: int = 0) -> Roofline:
-    """Measure the copy, the matrix product and rms_norm's forward (medians of interleaved repeats)."""
+def roofline(elements: int | None = None, size: int = MATMUL_SIZE, repeats: int = 5, seed: int = 0) -> Roofline:
+    """Measure the copy, the matrix product and rms_norm's forward (medians of interleaved repeats).
+
+    The copy and the forward stream ``elements`` float32 numbers (the cost batch, sized
+    from the cache the machine reports, if None).
+    """
+    elements = batch_bytes() // 4 if elements is None else elements
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((elements // 1024, 1024), dtype=np.float32)
     out = np.empty_like(x)

@@ -14,11 +14,14 @@ from itertools import pairwise
 import matplotlib
 
 matplotlib.rcParams.update({"svg.hashsalt": "rmsnorm-course", "figure.dpi": 100, "font.size": 10})
+SMALLEST_TEXT = 9  # points: no text in any figure is smaller (12.5 px at the figures' 100 dpi)
+WIDEST = 9.2  # inches, as saved (cropped to the ink): the page's 670 px column at 1280 px shows it at 0.73 of its size
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the rcParams that make output reproducible)
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..core.format import binary_size  # noqa: E402
 from ..exercises.feedback import Outcome  # noqa: E402
@@ -28,6 +31,7 @@ from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
 from ..studies.example import EPS  # noqa: E402
 from ..studies.geometry import Geometry, GradientPicture  # noqa: E402
+from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms  # noqa: E402
 from ..studies.precision import Sweep  # noqa: E402
 from ..studies.roofline import Roofline  # noqa: E402
 from ..studies.training import Run  # noqa: E402
@@ -81,7 +85,7 @@ def _energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
     ax.set_xlabel("RMS of the input (log scale)")
     ax.set_ylabel("mean of x-hat squared")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=SMALLEST_TEXT)
 
 
 def _marker(ax, state: ExplorerState) -> None:
@@ -92,15 +96,15 @@ def _marker(ax, state: ExplorerState) -> None:
             [state.scaled_rms], [state.scaled_normalized_mean_square], "X", color="black", markersize=10, label=label
         )
         return
-    edge = RMS_WINDOW[0] if state.off_axis == "left" else RMS_WINDOW[1]
+    # just inside the frame at that edge, and clear of the axes' tick labels
+    edge = RMS_WINDOW[0] * 2.5 if state.off_axis == "left" else RMS_WINDOW[1] / 2.5
     symbol = "<" if state.off_axis == "left" else ">"
     ax.plot(
         [edge],
-        [state.scaled_normalized_mean_square],
+        [min(max(state.scaled_normalized_mean_square, 0.05), 0.97)],
         symbol,
         color="black",
         markersize=10,
-        clip_on=False,
         label=f"{label}, off the axis to the {state.off_axis}",
     )
 
@@ -126,7 +130,7 @@ def explorer_figure(state: ExplorerState) -> Figure:
     bars.set_xlabel("coordinate i")
     bars.set_ylabel("x-hat_i (before the gain)")
     bars.set_title(f"eps = {state.eps:g}: max difference {state.max_difference:.3g}", fontsize=10)
-    bars.legend(fontsize=8)
+    bars.legend(fontsize=SMALLEST_TEXT)
     _energy_axes(curve, (state.eps,), state)
     return fig
 
@@ -149,7 +153,7 @@ def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> 
         )
     ax.set_xlabel("activation value")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALLEST_TEXT)
     ax.grid(True, alpha=0.3)
     return fig
 
@@ -168,7 +172,7 @@ def eps_placement_figure(curves: PlacementCurves, eps: float) -> Figure:
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
     slopes.set_yscale("log")
-    values.legend(fontsize=8)
+    values.legend(fontsize=SMALLEST_TEXT)
     values.set_title(f"eps = {eps:g}", fontsize=10)
     return fig
 
@@ -244,10 +248,22 @@ def pre_norm_block_figure() -> Figure:
     _arrow(ax, (branch, 6.7), (branch, 7.5))
     _arrow(ax, (branch, 8.1), (stream + 0.35, 8.6))
     _arrow(ax, (stream, 8.9), (stream, 9.2))
-    ax.text(stream - 0.25, 2.6, "identity path\n(not normalized)", ha="right", va="center", fontsize=8, style="italic")
-    ax.text(stream - 0.25, 7.1, "identity path", ha="right", va="center", fontsize=8, style="italic")
-    ax.text(branch + 1.4, 2.9, "learned branch", ha="left", va="center", fontsize=8, style="italic", rotation=90)
-    ax.text(branch + 1.4, 7.1, "learned branch", ha="left", va="center", fontsize=8, style="italic", rotation=90)
+    ax.text(
+        stream - 0.25,
+        2.6,
+        "identity path\n(not normalized)",
+        ha="right",
+        va="center",
+        fontsize=SMALLEST_TEXT,
+        style="italic",
+    )
+    ax.text(stream - 0.25, 7.1, "identity path", ha="right", va="center", fontsize=SMALLEST_TEXT, style="italic")
+    ax.text(
+        branch + 1.4, 2.9, "learned branch", ha="left", va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=90
+    )
+    ax.text(
+        branch + 1.4, 7.1, "learned branch", ha="left", va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=90
+    )
     return fig
 
 
@@ -332,7 +348,7 @@ def size_sweep_figure(sweep: SizeSweep) -> Figure:
     ax.set_xlabel("size of x (float32)")
     ax.set_ylabel("forward time per element (ns)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALLEST_TEXT)
     return fig
 
 
@@ -344,7 +360,7 @@ def precision_sweep_figure(result: Sweep) -> Figure:
     ax.plot(result.exponents, formula, "x", color=ORANGE, label="formula as written")
     ax.plot(result.exponents, result.package_ulps, "o", color=BLUE, label="rms_norm")
     ax.axhline(ceiling, color=GREY, linewidth=0.8, linestyle=":")
-    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=8, color=GREY)
+    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=SMALLEST_TEXT, color=GREY)
     ax.set_yscale("symlog", linthresh=1)
     ax.set_ylim(0, ceiling * 20)
     ax.set_xlabel("decade of the row's values (log10 of magnitude)")
@@ -381,11 +397,12 @@ def training_figure(runs: dict[str, Run]) -> Figure:
     losses.set_yscale("log")
     losses.set_xlabel("training step")
     losses.set_ylabel("mean squared error (log scale)")
-    losses.legend(fontsize=8.5)
+    losses.legend(fontsize=SMALLEST_TEXT)
     stream.set_yscale("log")
     stream.set_xlabel("block (0: after the input projection)")
+    stream.xaxis.set_major_locator(MaxNLocator(integer=True))  # blocks are whole
     stream.set_ylabel("RMS of the residual stream")
-    stream.legend(fontsize=8, loc="upper left")
+    stream.legend(fontsize=SMALLEST_TEXT, loc="upper left")
     for ax in (losses, stream):
         ax.grid(True, alpha=0.3)
     return fig
@@ -421,23 +438,27 @@ def geometry_figure(g: Geometry) -> Figure:
         label="LayerNorm(x), eps = 0",
     )
     maps.plot(*g.rms_images[0], "*", color="black", markersize=14, label="worked example's image")
-    maps.annotate("x = [3, 4]\n(off the plot)", xy=(1.9, 2.6), fontsize=8, ha="center")
+    maps.annotate("x = [3, 4]\n(off the plot)", xy=(1.9, 2.6), fontsize=SMALLEST_TEXT, ha="center")
     maps.annotate("", xy=g.rms_images[0], xytext=(2.4, 2.9), arrowprops={"arrowstyle": "-|>", "color": "black"})
     maps.set_xlim(-3, 3)
     maps.set_ylim(-3, 3)
-    maps.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
+    maps.legend(fontsize=SMALLEST_TEXT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
     maps.set_title("every nonzero input lands on the circle", fontsize=10)
 
     _circle(shrink, g.radius, "radius sqrt(2)")
     shrink.plot(*g.shrink_images.T, "s-", color=GREEN, markersize=5, label=f"RMSNorm(s·[3, 4]), eps = {g.eps:g}")
     for image, scale in list(zip(g.shrink_images, g.shrink_scales))[:7:2]:
-        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=8.5)
+        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=SMALLEST_TEXT)
     shrink.annotate(
-        f"s = {g.shrink_scales[-1]:g}", g.shrink_images[-1], textcoords="offset points", xytext=(-38, 4), fontsize=8.5
+        f"s = {g.shrink_scales[-1]:g}",
+        g.shrink_images[-1],
+        textcoords="offset points",
+        xytext=(-38, 4),
+        fontsize=SMALLEST_TEXT,
     )
     shrink.set_xlim(-0.2, 1.6)
     shrink.set_ylim(-0.2, 1.6)
-    shrink.legend(fontsize=8.5, loc="upper left")
+    shrink.legend(fontsize=SMALLEST_TEXT, loc="upper left")
     shrink.set_title("with eps, small inputs fall inside", fontsize=10)
     return fig
 
@@ -469,8 +490,8 @@ def gradient_figure(p: GradientPicture) -> Figure:
         )
     ax.set_xlim(-0.5, 2.2)
     ax.set_ylim(-0.5, 2.2)
-    ax.legend(fontsize=8.5, loc="lower left")
-    ax.set_title("the gradient is tangent to the circle (drawn at twice its length)", fontsize=9)
+    ax.legend(fontsize=SMALLEST_TEXT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
+    ax.set_title("the gradient is tangent to the circle (drawn at twice its length)", fontsize=SMALLEST_TEXT)
     return fig
 
 
@@ -483,7 +504,7 @@ AXES = (
 
 def axes_figure(batch: int = 4, features: int = 6) -> Figure:
     """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
-    fig, axes = _new(9.4, 2.9, columns=3)
+    fig, axes = _new(9.0, 2.9, columns=3)
     for ax, (name, groups, statistic), (style, colour, _) in zip(axes, AXES, STYLES):
         for row in range(batch):
             for column in range(features):
@@ -544,13 +565,103 @@ def roofline_figure(r: Roofline) -> Figure:
     ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
     ax.set_ylabel("GFLOP/s (log scale)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
+    return fig
+
+
+def gain_decay_figure(decay: GainDecay) -> Figure:
+    """Weight decay alone, step by step: a plain gain heads for zero, a gain stored as 1 + w for one."""
+    fig, (ax,) = _new(7.2, 3.6)
+    ax.plot(decay.steps, decay.plain, "-", color=ORANGE, linewidth=2, label="plain gain g: decays toward 0")
+    ax.plot(decay.steps, decay.one_plus, "--", color=BLUE, linewidth=2, label="gain 1 + w: w decays, gain toward 1")
+    ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1, label="the gain at initialisation")
+    ax.set_ylim(0, 1.45)
+    ax.set_xlabel("decay step (no gradient)")
+    ax.set_ylabel("the gain the norm applies")
+    ax.legend(fontsize=SMALLEST_TEXT, loc="lower left")
+    return fig
+
+
+def qk_norm_figure(a: Attention) -> Figure:
+    """The softmax's entropy as queries and keys grow, without and with QK-norm; and the largest logit."""
+    fig, (entropy, logits) = _new(9.0, 3.6, columns=2)
+    entropy.plot(a.scales, a.entropy, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
+    entropy.plot(a.scales, a.entropy_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+    entropy.axhline(a.uniform_entropy, color=GREY, linestyle=":", linewidth=1, label="attending to all alike")
+    entropy.set_xscale("log")
+    entropy.set_xlabel("scale of queries and keys (log)")
+    entropy.set_ylabel("mean entropy of the attention (nats)")
+    entropy.legend(fontsize=SMALLEST_TEXT, loc="lower left")
+    logits.plot(a.scales, a.largest_logit, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
+    logits.plot(a.scales, a.largest_logit_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+    logits.set_xscale("log")
+    logits.set_yscale("log")
+    logits.set_xlabel("scale of queries and keys (log)")
+    logits.set_ylabel("largest |q . k| / sqrt(d) (log)")
+    logits.legend(fontsize=SMALLEST_TEXT, loc="upper left")
+    return fig
+
+
+def depth_figure(d: Depth) -> Figure:
+    """The residual stream's RMS through the blocks, for pre-norm, post-norm and sandwich norms."""
+    fig, (ax,) = _new(7.2, 3.8)
+    for arrangement, (style, colour, marker) in zip(d.stream_rms, STYLES):
+        ax.plot(
+            d.blocks, d.stream_rms[arrangement], style, color=colour, marker=marker, markersize=4, label=arrangement
+        )
+    reference = d.stream_rms["post-norm"][0] * np.sqrt(d.blocks + 1)
+    ax.plot(d.blocks, reference, "-", color=GREY, linewidth=4, alpha=0.3, zorder=0, label="sqrt(blocks + 1), for scale")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("block (0: the input)")
+    ax.set_ylabel("RMS of the residual stream (log)")
+    ax.legend(fontsize=SMALLEST_TEXT, loc="upper left")
+    return fig
+
+
+def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
+    """The measured roof, and where each way of running add + RMSNorm in bfloat16 meets it."""
+    fig, (ax,) = _new(7.2, 4.0)
+    intensities = np.geomspace(1 / 16, 256, 200)
+    giga = 1e9
+    ax.plot(intensities, r.attainable(intensities) / giga, "-", color=BLUE, linewidth=2, label="this machine's roof")
+    for kernel, (_, colour, marker) in zip(kernels, STYLES[1:]):
+        at = kernel.intensity()
+        ax.plot(
+            [at],
+            [r.attainable(at) / giga],
+            marker,
+            color=colour,
+            markersize=9,
+            label=f"{kernel.name}: {kernel.bytes_per_element()} bytes, {at:.3g} flops per byte",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
+    ax.set_ylabel("GFLOP/s allowed (log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
+    return fig
+
+
+def partial_rms_figure(p: PartialRms) -> Figure:
+    """The median relative error of the RMS estimated from a share p of each row, for LLaMA's widths."""
+    fig, (ax,) = _new(7.2, 3.8)
+    for (width, errors), (style, colour, marker) in zip(p.median_error.items(), STYLES):
+        shown = errors > 0
+        ax.plot(100 * p.shares[shown], 100 * errors[shown], style, color=colour, marker=marker, label=f"d = {width}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("share of the row read, p (%, log scale)")
+    ax.set_ylabel("median error of the RMS (%, log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=SMALLEST_TEXT, loc="upper right")
     return fig
 
 
 def post_norm_and_model_figure() -> Figure:
     """Left: a post-norm block, the norm on the stream after each addition. Right: a pre-norm model, end to end."""
-    fig, (post, model) = _new(9.4, 6.4, columns=2)
+    fig, (post, model) = _new(9.0, 6.4, columns=2)
     for ax in (post, model):
         ax.set_xlim(0, 8)
         ax.set_ylim(0, 10)
@@ -560,10 +671,10 @@ def post_norm_and_model_figure() -> Figure:
     _box(post, stream, 0.6, "x  (residual stream)", width=3.0)
     _box(post, branch, 2.0, "attention (mixing)")
     _box(post, stream, 3.0, "+", width=0.7)
-    _box(post, stream, 4.0, "RMSNorm 1", colour=norm, width=2.2)
+    _box(post, stream, 4.0, "LayerNorm 1", colour=norm, width=2.4)
     _box(post, branch, 5.6, "feed-forward")
     _box(post, stream, 6.6, "+", width=0.7)
-    _box(post, stream, 7.6, "RMSNorm 2", colour=norm, width=2.2)
+    _box(post, stream, 7.6, "LayerNorm 2", colour=norm, width=2.4)
     _box(post, stream, 8.8, "out", width=1.2)
     _arrow(post, (stream, 0.9), (stream, 2.7))
     _arrow(post, (stream + 0.5, 0.9), (branch, 1.7))
@@ -574,8 +685,16 @@ def post_norm_and_model_figure() -> Figure:
     _arrow(post, (branch, 5.9), (stream + 0.35, 6.6))
     _arrow(post, (stream, 6.9), (stream, 7.3))
     _arrow(post, (stream, 7.9), (stream, 8.5))
-    post.text(stream - 0.3, 5.2, "every path goes\nthrough a norm", ha="right", va="center", fontsize=8, style="italic")
-    post.set_title("post-norm block: normalize after each addition", fontsize=10)
+    post.text(
+        stream - 0.3,
+        5.2,
+        "every path goes\nthrough a norm",
+        ha="right",
+        va="center",
+        fontsize=SMALLEST_TEXT,
+        style="italic",
+    )
+    post.set_title("post-norm block (the original Transformer)", fontsize=10)
 
     centre = 4.0
     stages = (
@@ -597,11 +716,17 @@ def post_norm_and_model_figure() -> Figure:
         "each block: two RMSNorms\non its learned branches",
         ha="left",
         va="center",
-        fontsize=8,
+        fontsize=SMALLEST_TEXT,
         style="italic",
     )
     model.text(
-        centre + 2.0, 7.4, "the one norm on\nthe stream itself", ha="left", va="center", fontsize=8, style="italic"
+        centre + 2.0,
+        7.4,
+        "the one norm on\nthe stream itself",
+        ha="left",
+        va="center",
+        fontsize=SMALLEST_TEXT,
+        style="italic",
     )
     model.set_title("a pre-norm model, end to end", fontsize=10)
     return fig
@@ -619,12 +744,14 @@ def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
         ax.barh(rows, shares, left=left, color=colour, hatch=hatch, edgecolor=GREY, linewidth=0.6, label=outcome.value)
         left += shares
     for row, t in zip(rows, tallies):
-        ax.text(101, row, f"{t.right}/{t.files}", va="center", fontsize=8)
-    ax.set_yticks(rows, [t.exercise_id for t in tallies], fontsize=8)
+        ax.text(101, row, f"{t.right}/{t.files}", va="center", fontsize=SMALLEST_TEXT)
+    ax.set_yticks(rows, [t.exercise_id for t in tallies], fontsize=SMALLEST_TEXT)
     ax.invert_yaxis()
     ax.set_xlim(0, 112)
     ax.set_xticks(np.arange(0, 101, 20))
     ax.set_xlabel(f"share of the {files} answer files (%); right of each bar: files right")
     ax.set_ylabel("exercise, in the chapter's order")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(OUTCOME_STYLES), fontsize=8, frameon=False)
+    ax.legend(
+        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(OUTCOME_STYLES), fontsize=SMALLEST_TEXT, frameon=False
+    )
     return fig

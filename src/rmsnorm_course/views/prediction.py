@@ -60,7 +60,10 @@ def question_html(exercise_id: str) -> str:
 
 
 def prediction_html(exercise_id: str, gate: bool = True) -> str:
-    """The kernel-free box: question, labelled input, verdict area, folded answer, data."""
+    """The kernel-free box: question, labelled input, verdict area, folded answer, data.
+
+    Without ``gate`` (a review page) the box is folded under its title.
+    """
     exercise = registry.get(exercise_id)
     data = json.dumps(exercise_data(exercise_id), ensure_ascii=True).replace("<", "\\u003c")
     field = f"prediction-{exercise.id}"
@@ -69,7 +72,7 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
         listed = "".join(f"<li>{html.escape(option)}</li>" for option in exercise.kind.listed())
         options = f'<ul class="prediction-options" style="list-style: none; padding-left: 0.5em;">{listed}</ul>'
     answer = reference(exercise_id)
-    return (
+    box = (
         f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}" '
         'style="border: 1px solid #d0d7de; border-radius: 0.3em; padding: 0.6em 0.9em; margin: 0.6em 0;">'
         f'<p class="prediction-question" style="margin: 0 0 0.4em 0;">{question_html(exercise.id)}</p>{options}'
@@ -83,6 +86,10 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
         f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}</p></details>"
         f'<script type="application/json" class="prediction-data">{data}</script></div>'
     )
+    if gate:
+        return box
+    # a review page lists its questions by title, each folded around its box
+    return f'<details class="prediction-review"><summary>{html.escape(exercise.title)}</summary>{box}</details>'
 
 
 class Prediction:

@@ -93,7 +93,7 @@
     return element;
   }
   const BLUE = "#0072B2", ORANGE = "#E69F00", GREY = "#555555";
-  const WIDTH = 420, HEIGHT = 250, LEFT = 48, RIGHT = 12, TOP = 44, BOTTOM = 36;
+  const WIDTH = 420, HEIGHT = 258, LEFT = 48, RIGHT = 12, TOP = 52, BOTTOM = 36;
   const FONT = { "font-size": 11, fill: "#222" };
 
   // A panel: its frame, title, axis titles and a y-to-pixel map over [yMin, yMax].
@@ -175,7 +175,10 @@
     }
     const logRms = Math.log10(s.scaledRms);
     const offAxis = logRms < logMin ? "left" : logRms > logMax ? "right" : null;
-    const cx = px(Math.min(logMax, Math.max(logMin, logRms))), cy = py(s.scaledNormalizedMeanSquare);
+    // an off-axis triangle sits just inside the frame, clear of the tick labels on both axes
+    const inset = offAxis ? 12 * (offAxis === "left" ? 1 : -1) : 0;
+    const cx = px(Math.min(logMax, Math.max(logMin, logRms))) + inset;
+    const cy = Math.min(HEIGHT - BOTTOM - 9, Math.max(TOP + 9, py(s.scaledNormalizedMeanSquare)));
     const data = { "data-role": "marker", "data-rms": s.scaledRms, "data-mean-square": s.scaledNormalizedMeanSquare,
       "data-off-axis": offAxis || "", fill: "black" };
     const direction = offAxis === "left" ? -1 : 1;

@@ -223,7 +223,8 @@
     aside.className = "prediction-set-aside";
     aside.textContent = "Some saved answers could not be read and were set aside; the rest are kept.";
     panel.append(count, download, clear, note, aside);
-    first.parentNode.insertBefore(panel, first);
+    const anchor = first.closest("details.prediction-review") || first;  // outside a fold, so it is always seen
+    anchor.parentNode.insertBefore(panel, anchor);
   }
 
   function show(box, verdict) {

@@ -1,0 +1,74 @@
+"""Every page fits a phone (390 px) and a laptop (1280 px): nothing pushes the page
+sideways, what is wider than the column scrolls on its own and shows that it does,
+no figure's text is drawn smaller than 9 px, and no page is longer than a reader
+will scroll (6,000 px at 1280 px, every answer shown, the review page's folds closed)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from conftest import ROOT, page_with_errors, show_every_answer
+from rmsnorm_course.views import figures
+
+PAGES = ["book/index"] + [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
+WIDTHS = (390, 1280)
+SMALLEST_PX = 9  # the least text size a reader should have to read, in CSS pixels
+LONGEST_PX = 6000  # at 1280 px
+FIGURE_TEXT_PX = figures.SMALLEST_TEXT * figures.matplotlib.rcParams["figure.dpi"] / 72  # at the figure's own size
+
+MEASURE = """() => {
+  const article = document.querySelector('.bd-article');
+  const box = article.getBoundingClientRect();
+  const wide = (e) => e.scrollWidth > e.clientWidth + 1;
+  const scrolls = (e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const cued = (e) => getComputedStyle(e).backgroundImage.includes('gradient');
+  const outside = (e) => {
+    const edges = e.getBoundingClientRect();
+    return edges.right > box.right + 1 || edges.left < box.left - 1;
+  };
+  const drawn = (t) => parseFloat(getComputedStyle(t).fontSize) * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b);
+  const blocks = [...article.querySelectorAll('mjx-container[display="true"], div.highlight pre, figure')];
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+    height: document.documentElement.scrollHeight,
+    blocks: blocks.filter(e => (wide(e) && !(scrolls(e) && cued(e))) || outside(e))
+                  .map(e => e.tagName + ': ' + e.textContent.slice(0, 60)),
+    images: [...article.querySelectorAll('img')].filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width > 0)
+                  .map(i => ({src: i.src.split('/').pop(), scale: i.getBoundingClientRect().width / i.naturalWidth})),
+    svgText: [...article.querySelectorAll('svg text')].filter(t => t.textContent.trim())
+                  .map(t => ({text: t.textContent, px: drawn(t)})),
+  };
+}"""
+
+
+@pytest.fixture(scope="module", params=WIDTHS, ids=lambda width: f"{width}px")
+def tab(request, browser):
+    context = browser.new_context(viewport={"width": request.param, "height": 900})
+    show_every_answer(context)  # the longest each page gets
+    yield context, request.param
+    context.close()
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_the_page_fits_the_screen_and_its_text_is_readable(tab, server, page_path):
+    context, width = tab
+    page, errors = page_with_errors(context, f"{server}/{page_path}.html")
+    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)")
+    page.evaluate("() => window.MathJax ? window.MathJax.startup.promise : null")
+    found = page.evaluate(MEASURE)
+    page.close()
+
+    assert errors == []
+    assert found["pageWidth"] <= found["viewport"], "the page scrolls sideways"
+    assert found["blocks"] == [], "wider than the column without scrolling on its own, or without a cue"
+    small = [(i["src"], round(FIGURE_TEXT_PX * i["scale"], 1)) for i in found["images"]]
+    small = [image for image in small if image[1] < SMALLEST_PX]
+    assert small == [], "figures whose smallest text is drawn under 9 px"
+    if page_path == "book/scale-and-epsilon":
+        assert len(found["svgText"]) > 10  # the explorer's axes, ticks and legend are measured
+    tiny = [(t["text"], round(t["px"], 1)) for t in found["svgText"] if t["px"] < SMALLEST_PX]
+    assert tiny == [], "drawn text under 9 px"
+    if width == 1280:
+        assert found["height"] <= LONGEST_PX, f"{found['height']} px long"
