@@ -29,7 +29,7 @@ from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import example
-from rmsnorm_course.views.explorer import START_EPS, START_VECTOR, explore, readout_rows
+from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
 
 CHAPTER = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 PAGES = [page for page in ["book/index", *CHAPTER] if page != "book/references"]
@@ -214,7 +214,7 @@ def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
         readout.press("Control+a")
         readout.type(f"{scale:g}")
         readout.press("Enter")
-        expected = readout_rows(explore(START_VECTOR, scale, START_EPS))
+        expected = readout_rows(explore(START_VECTOR, scale, DEFAULT_EPS))
         expect(table.locator("code").first).to_have_text(expected[0][1])
         shown = list(zip(table.locator("th").all_inner_texts(), table.locator("code").all_inner_texts()))
         assert shown == expected

@@ -179,6 +179,11 @@ def test_every_exercise_is_asked_on_exactly_one_chapter_page():
     assert {exercise_id: pages for exercise_id, pages in asked.items() if len(pages) != 1} == {}
 
 
+def test_the_registry_lists_the_exercises_in_the_order_the_chapter_asks_them():
+    asked = [found for page in chapter_pages() for found in PREDICTION_CALL.findall((ROOT / f"{page}.md").read_text())]
+    assert list(EXERCISES) == asked
+
+
 RETRACTED = {
     "book/history": ["at the price of one statistic", "reproduces its evidence"],
     "book/boundaries": ["Each refusal raises its own subclass"],

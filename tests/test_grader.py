@@ -1,17 +1,17 @@
-"""The pytest grader, run the way students and instructors run it: in a subprocess, on answer files.
+"""The pytest grader, run the way students and instructors run it, on answer files.
 
-Every run here is ``python -m pytest exercises [--answers PATH]``; the checks read its
-terminal output and its ``--junitxml`` report.
+Every run here is ``pytest exercises [--answers PATH]``: in this process (pytester), so
+each run costs a fraction of a second, and once in a subprocess, exactly as a student
+types it. The checks read its terminal output and its ``--junitxml`` report.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,27 +20,39 @@ from leaks import expected_renderings
 from submissions import quoted, wrong
 
 from rmsnorm_course.exercises.answers import answers_file
-from rmsnorm_course.exercises.registry import EXERCISES, Exercise
+from rmsnorm_course.exercises.registry import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 M = len(EXERCISES)
+# The property-testing plugin is of no use to the grader; leaving it out saves a second per run.
+OPTIONS = (str(ROOT / "exercises"), "-p", "no:hypothesispytest")
 
 
-def command(answers: Path | None, *options: str) -> list[str]:
-    # The property-testing plugin is of no use to the grader; leaving it out saves a second per run.
-    line = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "-p", "no:hypothesispytest", *options]
-    return line + (["--answers", str(answers)] if answers is not None else [])
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def grade(answers: Path | None, *options: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(command(answers, *options), cwd=cwd, capture_output=True, text=True, timeout=300)
+@pytest.fixture
+def grade(pytester, monkeypatch):
+    """Run the grader in this process, from ``cwd`` (the project by default), as ``pytest exercises`` would."""
+
+    def run(answers: Path | None, *options: str, cwd: Path = ROOT) -> Run:
+        monkeypatch.chdir(cwd)
+        answers_option = ("--answers", str(answers)) if answers is not None else ()
+        result = pytester.runpytest_inprocess(*OPTIONS, *options, *answers_option)
+        return Run(int(result.ret), result.stdout.str(), result.stderr.str())
+
+    return run
 
 
-def last_line(run: subprocess.CompletedProcess) -> str:
+def last_line(run: Run) -> str:
     return run.stdout.rstrip().splitlines()[-1]
 
 
-def assert_no_traceback(run: subprocess.CompletedProcess) -> None:
+def assert_no_traceback(run: Run) -> None:
     output = run.stdout + run.stderr
     assert "Traceback" not in output
     assert not re.search(r"test_answers\.py:\d+|^(E|>) {3}", output, flags=re.M)
@@ -57,11 +69,12 @@ def failures(report: Path) -> dict[str, str | None]:
     return found
 
 
-def test_the_reference_answers_pass_every_test(tmp_path):
+def test_the_reference_answers_pass_every_test_in_a_real_run(tmp_path):
     answers, report = tmp_path / "solutions.toml", tmp_path / "report.xml"
     answers.write_text(answers_file(solutions=True), encoding="utf-8")
     before = (answers.read_bytes(), answers.stat().st_mtime_ns)
-    run = grade(answers, "--junitxml", str(report))
+    line = [sys.executable, "-m", "pytest", *OPTIONS, "--junitxml", str(report), "--answers", str(answers)]
+    run = subprocess.run(line, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout
     assert last_line(run) == f"score: {M}/{M}"
     assert f"{M} passed" in run.stdout
@@ -72,7 +85,7 @@ def test_the_reference_answers_pass_every_test(tmp_path):
     assert (answers.read_bytes(), answers.stat().st_mtime_ns) == before
 
 
-def test_the_blank_template_fails_every_test_as_not_answered(tmp_path):
+def test_the_blank_template_fails_every_test_as_not_answered(grade, tmp_path):
     answers, report = tmp_path / "answers.toml", tmp_path / "report.xml"
     answers.write_text(answers_file(), encoding="utf-8")
     run = grade(answers, "-v", "--junitxml", str(report))
@@ -86,7 +99,7 @@ def test_the_blank_template_fails_every_test_as_not_answered(tmp_path):
     assert_no_traceback(run)
 
 
-def test_without_answers_option_the_shipped_file_is_graded_and_left_alone():
+def test_without_answers_option_the_shipped_file_is_graded_and_left_alone(grade):
     shipped = ROOT / "exercises" / "answers.toml"
     before = (shipped.read_bytes(), shipped.stat().st_mtime_ns)
     run = grade(None)
@@ -95,35 +108,39 @@ def test_without_answers_option_the_shipped_file_is_graded_and_left_alone():
     assert (shipped.read_bytes(), shipped.stat().st_mtime_ns) == before
 
 
-@pytest.fixture(scope="module")
-def one_wrong_runs(tmp_path_factory):
-    """For each exercise, grade a file in which only that answer is wrong (one run per core at a time)."""
-    folder = tmp_path_factory.mktemp("one-wrong")
-
-    def run(exercise: Exercise) -> tuple[subprocess.CompletedProcess, Path]:
-        answers, report = folder / f"{exercise.id}.toml", folder / f"{exercise.id}.xml"
-        answers.write_text(with_answer(exercise.id, wrong(exercise)), encoding="utf-8")
-        return grade(answers, "--junitxml", str(report)), report
-
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        return dict(zip(EXERCISES, pool.map(run, EXERCISES.values())))
+def sections(terminal: str) -> dict[str, str]:
+    """Exercise id -> the text under its test's heading (``____ test_answer[id] ____``)."""
+    parts = re.split(r"^_+ test_answer\[(.+?)\] _+$", terminal, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
-def test_one_wrong_answer_fails_exactly_its_test_with_its_hint(one_wrong_runs, exercise):
-    run, report = one_wrong_runs[exercise.id]
+@pytest.fixture
+def all_wrong(grade, tmp_path):
+    """One run of a file in which every answer is wrong: each test must fail with its own exercise's words."""
+    text = answers_file(True)
+    for exercise in EXERCISES.values():
+        text = with_answer(exercise.id, wrong(exercise), text)
+    answers, report = tmp_path / "wrong.toml", tmp_path / "report.xml"
+    answers.write_text(text, encoding="utf-8")
+    return grade(answers, "--junitxml", str(report)), failures(report)
+
+
+def test_each_wrong_answer_fails_its_own_test_with_its_hint_and_never_the_answer(all_wrong):
+    run, messages = all_wrong
     assert run.returncode == 1
-    assert last_line(run) == f"score: {M - 1}/{M}"
-    messages = failures(report)
-    assert [i for i, message in messages.items() if message is not None] == [exercise.id]
-    message = messages[exercise.id]
-    assert "Not yet, you said" in message and f"Hint: {exercise.hint}" in message
-    for rendering in expected_renderings(exercise):
-        assert rendering not in message and rendering not in run.stdout.split("short test summary")[0]
+    assert last_line(run) == f"score: 0/{M}"
+    assert list(messages) == list(EXERCISES)
+    shown = sections(run.stdout.split("short test summary")[0])  # what the terminal shows under each test's name
+    for exercise in EXERCISES.values():
+        message = messages[exercise.id]
+        assert f"{exercise.id} (line " in message and "Not yet, you said" in message
+        assert f"Hint: {exercise.hint}" in message
+        for rendering in expected_renderings(exercise):
+            assert rendering not in message and rendering not in shown[exercise.id], (exercise.id, rendering)
     assert_no_traceback(run)
 
 
-def test_a_malformed_file_names_the_line_and_grades_nothing(tmp_path):
+def test_a_malformed_file_names_the_line_and_grades_nothing(grade, tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(with_answer("reciprocal-rms", ""), encoding="utf-8")  # the value left out
     line = answers.read_text().splitlines().index("reciprocal-rms = ") + 1
@@ -137,7 +154,7 @@ def test_a_malformed_file_names_the_line_and_grades_nothing(tmp_path):
     assert_no_traceback(run)
 
 
-def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(tmp_path):
+def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(grade, tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(with_answer("mean-square", '"twelve"'), encoding="utf-8")
     line = answers.read_text().splitlines().index('mean-square = "twelve"') + 1
@@ -148,7 +165,7 @@ def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(tmp_path):
     assert_no_traceback(run)
 
 
-def test_an_unknown_id_is_named_and_fails_the_run_even_when_every_answer_is_right(tmp_path):
+def test_an_unknown_id_is_named_and_fails_the_run_even_when_every_answer_is_right(grade, tmp_path):
     answers = tmp_path / "answers.toml"
     text = answers_file(True) + "mean-sqare = 12.5\n"
     answers.write_text(text, encoding="utf-8")
@@ -160,7 +177,7 @@ def test_an_unknown_id_is_named_and_fails_the_run_even_when_every_answer_is_righ
     assert_no_traceback(run)
 
 
-def test_a_relative_answers_path_is_read_from_where_pytest_starts(tmp_path):
+def test_a_relative_answers_path_is_read_from_where_pytest_starts(grade, tmp_path):
     (tmp_path / "mine.toml").write_text(answers_file(True), encoding="utf-8")
     run = grade(Path("mine.toml"), cwd=tmp_path)
     assert run.returncode == 0, run.stdout
@@ -168,7 +185,7 @@ def test_a_relative_answers_path_is_read_from_where_pytest_starts(tmp_path):
     assert last_line(run) == f"score: {M}/{M}"
 
 
-def test_every_right_answer_typed_inside_the_quotes_is_graded_right(tmp_path):
+def test_every_right_answer_typed_inside_the_quotes_is_graded_right(grade, tmp_path):
     text = answers_file(True)
     for exercise in EXERCISES.values():
         text = with_answer(exercise.id, quoted(exercise), text)
@@ -181,7 +198,7 @@ def test_every_right_answer_typed_inside_the_quotes_is_graded_right(tmp_path):
 
 
 # One hostile file per way the grader can end (the whole table is read in-process by
-# test_toml_reader, and graded in one run by test_gradebook): each run here takes a second.
+# test_toml_reader, and graded in one run by test_gradebook).
 GRADER_SAMPLE = [
     {h.name: h for h in HOSTILE}[name]
     for name in (
@@ -199,23 +216,11 @@ GRADER_SAMPLE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def hostile_runs(tmp_path_factory):
-    """Each sampled hostile file graded by the pytest grader (two runs at a time)."""
-    folder = tmp_path_factory.mktemp("hostile")
-
-    def run(hostile: Hostile) -> subprocess.CompletedProcess:
-        answers = folder / f"{hostile.name}.toml"
-        answers.write_bytes(hostile.content)
-        return grade(answers)
-
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        return dict(zip((h.name for h in GRADER_SAMPLE), pool.map(run, GRADER_SAMPLE)))
-
-
 @pytest.mark.parametrize("hostile", GRADER_SAMPLE, ids=[h.name for h in GRADER_SAMPLE])
-def test_a_hostile_file_ends_in_words_and_a_score_line_never_a_traceback(hostile_runs, hostile: Hostile):
-    run = hostile_runs[hostile.name]
+def test_a_hostile_file_ends_in_words_and_a_score_line_never_a_traceback(grade, tmp_path, hostile: Hostile):
+    answers = tmp_path / f"{hostile.name}.toml"
+    answers.write_bytes(hostile.content)
+    run = grade(answers)
     assert last_line(run) == f"score: {hostile.score}/{M}"
     assert run.returncode == (0 if hostile.score == M and hostile.says is None else 1)
     if hostile.says is not None:

@@ -20,12 +20,14 @@ from pathlib import Path
 
 import pytest
 
+from rmsnorm_course.__main__ import main
 from rmsnorm_course.exercises.answers import AnswerSheet, answers_file
 from rmsnorm_course.exercises.gradebook import answer_files
 from rmsnorm_course.exercises.registry import EXERCISES
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = answers_file(solutions=True)
+ONE_RIGHT = "mean-square = 12.5\n"  # where what is tested is not the grading, a file that needs one solver only
 M = len(EXERCISES)
 TEMPLATE_CODE = '{{ env.srcdir.joinpath("PWNED").touch() }}'
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -169,21 +171,20 @@ def test_the_feedback_pages_built_as_a_book_show_every_name_as_text_and_create_n
     assert str(book) not in html.replace(str(book / "_build"), "")  # no path of the teacher's was printed
 
 
-def test_a_report_or_gradebook_may_not_replace_an_answers_file(tmp_path):
+def test_a_report_or_gradebook_may_not_replace_an_answers_file(tmp_path, pytester, capsys, monkeypatch):
     answers = tmp_path / "answers.toml"
     answers.write_text(SOLUTIONS, encoding="utf-8")
     kept = answers.read_bytes()
-    grader = subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", str(ROOT / "exercises"), "--answers", str(answers),
-         "--junitxml", str(answers), "-p", "no:cacheprovider", "-q"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
-    assert grader.returncode != 0 and "is the answers file itself" in grader.stderr
+    monkeypatch.chdir(tmp_path)
+    grader = pytester.runpytest_inprocess(
+        str(ROOT / "exercises"), "--answers", str(answers), "--junitxml", str(answers)
+    )
+    assert grader.ret == pytest.ExitCode.USAGE_ERROR and "is the answers file itself" in grader.stderr.str()
     link = tmp_path / "grades.csv"
     os.link(answers, link)  # a hard link: another name for the same file
-    command = [sys.executable, "-P", "-m", "rmsnorm_course", "grade", str(answers), "--gradebook", str(link)]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 1 and "would replace a graded answers file" in run.stderr
+    capsys.readouterr()
+    assert main(["grade", str(answers), "--gradebook", str(link)]) == 1
+    assert "would replace a graded answers file" in capsys.readouterr().err
     assert answers.read_bytes() == kept
 
 
@@ -203,7 +204,7 @@ def test_a_folder_that_cannot_be_listed_is_passed_over_with_a_word(tmp_path, mon
 
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     answers = tmp_path / "answers.toml"
-    answers.write_text(SOLUTIONS, encoding="utf-8")
+    answers.write_text(ONE_RIGHT, encoding="utf-8")
     command = f"{sys.executable} -P -m rmsnorm_course grade {answers} {answers} {answers} | head -c 10"
     run = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr
@@ -214,11 +215,11 @@ def test_two_runs_at_once_leave_the_outputs_of_one_of_them(tmp_path):
     for label in ("a", "b"):
         folder = tmp_path / label
         folder.mkdir()
-        for n in range(60):
-            (folder / f"{label}-{n:02d}.toml").write_text(SOLUTIONS if n % 2 else 'mean-square = "25"\n')
+        for n in range(40):
+            (folder / f"{label}-{n:02d}.toml").write_text(ONE_RIGHT if n % 2 else 'mean-square = "25"\n')
         classes[label] = folder
     out = tmp_path / "out"
-    for _ in range(3):
+    for _ in range(2):
         runs = [
             subprocess.Popen(
                 [
@@ -259,23 +260,23 @@ def test_check_names_a_hostile_value_by_its_type(tmp_path):
 
 def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path):
     """The name a browser gives a second download, spaces, and text that make or a shell would run."""
-    for name in ("answers (1).toml", "my answers.toml", "$(shell touch PWNED-make).toml", "`touch PWNED-shell`.toml"):
+    for name in ("my answers (1) $(shell touch PWNED-make).toml", "`touch PWNED-shell`.toml"):
         answers = tmp_path / name
-        answers.write_text(SOLUTIONS, encoding="utf-8")
+        answers.write_text(ONE_RIGHT, encoding="utf-8")
         run = subprocess.run(
             ["make", "--no-print-directory", "-C", str(ROOT), "grade", f"ANSWERS={answers}"],
             capture_output=True, text=True, cwd=tmp_path, timeout=600,
         )  # fmt: skip
-        assert run.returncode == 0 and run.stdout.strip().splitlines()[-1] == f"score: {M}/{M}", run.stdout[-2000:]
+        assert run.stdout.strip().splitlines()[-1] == f"score: 1/{M}", run.stdout[-2000:]
     assert not list(tmp_path.glob("PWNED*")) and not list(ROOT.glob("PWNED*"))
 
 
 def test_the_grader_run_from_a_students_folder_imports_nothing_from_it(tmp_path):
     (tmp_path / "numpy.py").write_text(f"open({str(tmp_path / 'IMPORTED')!r}, 'w').close()\n", encoding="utf-8")
-    (tmp_path / "answers.toml").write_text(SOLUTIONS, encoding="utf-8")
+    (tmp_path / "answers.toml").write_text(ONE_RIGHT, encoding="utf-8")
     run = subprocess.run(
         [sys.executable, "-P", "-m", "pytest", str(ROOT / "exercises"), "--answers", "answers.toml", "-q",
-         "-p", "no:cacheprovider"],
+         "-p", "no:cacheprovider", "-p", "no:hypothesispytest"],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
     )  # fmt: skip
-    assert run.stdout.strip().splitlines()[-1] == f"score: {M}/{M}" and not (tmp_path / "IMPORTED").exists()
+    assert run.stdout.strip().splitlines()[-1] == f"score: 1/{M}" and not (tmp_path / "IMPORTED").exists()

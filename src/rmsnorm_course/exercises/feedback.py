@@ -105,22 +105,34 @@ def _decimals(exercise: Exercise) -> int:
     return kind.decimals if isinstance(kind, (Number, Vector)) else DECIMALS
 
 
+def _close(exercise: Exercise) -> str:
+    decimals = _decimals(exercise)
+    places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
+    return f"Every number you gave agrees to the decimals you wrote: now give {places} decimals."
+
+
+def _not_answered(exercise: Exercise) -> str:
+    return f"{exercise.prompt} Answer with {exercise.kind.describe()}."
+
+
+def _hint(exercise: Exercise) -> str:
+    return f"Hint: {exercise.hint}"
+
+
 def page_words(exercise: Exercise) -> dict[str, object]:
     """Every fixed text a verdict on this exercise can say, as the page receives it.
 
     ``wrong`` follows the notes of the slips the answer matches; ``unreadable`` is
     ``MESSAGE`` with what was found (``FOUND``) filled in.
     """
-    decimals = _decimals(exercise)
-    places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
     return {
         "head": HEAD,
         "said": SAID,
         "sentence": SENTENCE,
         "correct": exercise.solve().explanation,
-        "close": f"Every number you gave agrees to the decimals you wrote: now give {places} decimals.",
-        "wrong": f"Hint: {exercise.hint}",
-        "not_answered": f"{exercise.prompt} Answer with {exercise.kind.describe()}.",
+        "close": _close(exercise),
+        "wrong": _hint(exercise),
+        "not_answered": _not_answered(exercise),
         "unreadable": MESSAGE,
         "found": FOUND,
         "expected": exercise.kind.describe(),
@@ -128,10 +140,13 @@ def page_words(exercise: Exercise) -> dict[str, object]:
 
 
 def judge(exercise: Exercise, raw: object) -> Verdict:
-    """Read ``raw`` as the exercise's kind of answer and compare it with the computed reference."""
-    words = page_words(exercise)
+    """Read ``raw`` as the exercise's kind of answer and compare it with the computed reference.
+
+    The reference is computed only for an answer that can be read: a blank file is graded
+    without running a single solver.
+    """
     if is_unanswered(raw):
-        return Verdict(exercise.id, Outcome.NOT_ANSWERED, words["not_answered"], None, _options(exercise))
+        return Verdict(exercise.id, Outcome.NOT_ANSWERED, _not_answered(exercise), None, _options(exercise))
     try:
         given: Reading = exercise.kind.read(raw)
     except AnswerKindError as error:
@@ -139,10 +154,12 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
     solution = exercise.solve()
     shown = shortened(given.shown)
     outcome = exercise.kind.compare(given, solution.answer)
-    if outcome is not Outcome.WRONG:
-        return Verdict(exercise.id, outcome, words[outcome.name.lower()], shown)
+    if outcome is Outcome.CORRECT:
+        return Verdict(exercise.id, outcome, solution.explanation, shown)
+    if outcome is Outcome.CLOSE:
+        return Verdict(exercise.id, outcome, _close(exercise), shown)
     slips = tuple(note for value, note in solution.pitfalls if exercise.kind.matches(given, value))
-    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, words["wrong"]]), shown, slips=slips)
+    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, _hint(exercise)]), shown, slips=slips)
 
 
 def is_unanswered(raw: object) -> bool:

@@ -21,6 +21,7 @@ from ..core.errors import RMSNormError
 from ..core.format import fmt
 from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
+from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
 from ..studies import evidence, example, modern, precision, training
 from ..studies.block import PreNormBlock
@@ -29,7 +30,7 @@ from .errors import UnknownExercise
 from .kinds import Choice, Kind, Number, Shape, Vector
 from .untrusted import quoted
 
-X, G, EPS = example.INPUT, example.GAIN, example.EPS
+X, G = example.INPUT, example.GAIN
 TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM
 BATCH_SHAPE = (2, 5, 3)  # [B, T, d] with three different sizes, so no axis can be mistaken for another
 SHAPE_SEED = 25
@@ -101,7 +102,7 @@ PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
     "Square each coordinate, add the squares, divide by the number of coordinates d.",
 )
 def _mean_square() -> Solution:
-    forward = rms_norm_forward(X, G, EPS)
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     squares = " + ".join(f"{v:g}^2" for v in X)
     return Solution(
         float(forward.mean_square[0]),
@@ -114,16 +115,16 @@ def _mean_square() -> Solution:
 @exercise(
     "reciprocal-rms",
     "The reciprocal RMS",
-    f"x = {X_TEXT}, eps = {EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
+    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
     Number(),
     "Add eps to the mean square, take the square root, then take 1 over it.",
 )
 def _reciprocal_rms() -> Solution:
-    forward = rms_norm_forward(X, G, EPS)
-    rms = float(np.sqrt(forward.mean_square[0] + EPS))
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
+    rms = float(np.sqrt(forward.mean_square[0] + DEFAULT_EPS))
     return Solution(
         float(forward.inverse_rms[0]),
-        f"1 / sqrt({forward.mean_square[0]:g} + {EPS:g}) = {fmt(forward.inverse_rms[0])}. "
+        f"1 / sqrt({forward.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(forward.inverse_rms[0])}. "
         "Every coordinate of x is multiplied by this one shared factor.",
         pitfalls=((rms, "That is the RMS itself; the question asks for 1 / RMS."),),
     )
@@ -132,13 +133,13 @@ def _reciprocal_rms() -> Solution:
 @exercise(
     "normalized",
     "x-hat of the worked example",
-    f"x = {X_TEXT}, eps = {EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
+    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
     "before any gain? Six decimals.",
     PAIR,
     "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
 )
 def _normalized() -> Solution:
-    forward = rms_norm_forward(X, G, EPS)
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     unit_length = np.asarray(X) / np.linalg.norm(X)
     return Solution(
         tuple(forward.normalized.tolist()),
@@ -162,7 +163,7 @@ def _normalized() -> Solution:
     "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
 )
 def _output() -> Solution:
-    forward = rms_norm_forward(X, G, EPS)
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     return Solution(
         tuple(forward.output.tolist()),
         f"y = g * x-hat = {_nums(G)} * {fmt(forward.normalized)} = {fmt(forward.output)}, "
@@ -201,17 +202,17 @@ def _scaled_ideal() -> Solution:
 @exercise(
     "tiny-normalized",
     "x-hat of a tiny vector",
-    f"Now x = {TINY_TEXT} and eps = {EPS:g}. What is x-hat, before the gain? Six decimals.",
+    f"Now x = {TINY_TEXT} and eps = {DEFAULT_EPS:g}. What is x-hat, before the gain? Six decimals.",
     PAIR,
     "Compare the mean square of this x with eps before you take the square root.",
 )
 def _tiny_normalized() -> Solution:
-    forward = rms_norm_forward(TINY, None, EPS)
+    forward = rms_norm_forward(TINY, None, DEFAULT_EPS)
     ideal = rms_norm_forward(TINY, None, example.IDEAL_EPS).normalized
     ms = float(forward.mean_square[0])
     return Solution(
         tuple(forward.normalized.tolist()),
-        f"The mean square is {ms:.3g}, smaller than eps = {EPS:g}, so eps dominates the denominator: "
+        f"The mean square is {ms:.3g}, smaller than eps = {DEFAULT_EPS:g}, so eps dominates the denominator: "
         f"x-hat = {fmt(forward.normalized)}, with mean square ms / (ms + eps) = "
         f"{np.mean(np.square(forward.normalized)):.4f}, far below 1.",
         pitfalls=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is larger than the mean square."),),
@@ -221,17 +222,18 @@ def _tiny_normalized() -> Solution:
 @exercise(
     "tiny-scaled",
     "Ten times the tiny vector",
-    f"Keep eps = {EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. What is x-hat of the scaled input? Six decimals.",
+    f"Keep eps = {DEFAULT_EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. "
+    "What is x-hat of the scaled input? Six decimals.",
     PAIR,
     f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
 )
 def _tiny_scaled() -> Solution:
-    card = evidence.scale_card("near-zero", TINY, EPS, FACTOR)
+    card = evidence.scale_card("near-zero", TINY, DEFAULT_EPS, FACTOR)
     return Solution(
         tuple(card.scaled.tolist()),
         f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, while x-hat of x is {fmt(card.original)}: "
         f"they differ by up to {card.max_difference:.6f}. Scaling by {FACTOR:g} multiplies the mean square "
-        f"by {FACTOR**2:g}, but eps stays {EPS:g}.",
+        f"by {FACTOR**2:g}, but eps stays {DEFAULT_EPS:g}.",
         pitfalls=(
             (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
             (
@@ -268,12 +270,13 @@ EPS_NOTES = {
 )
 def _eps_near_zero() -> Solution:
     _, production, near_zero = evidence.scale_cards()
-    ms_tiny = float(rms_norm_forward(TINY, None, EPS).mean_square[0])
-    ms_ordinary = float(rms_norm_forward(X, None, EPS).mean_square[0])
+    ms_tiny = float(rms_norm_forward(TINY, None, DEFAULT_EPS).mean_square[0])
+    ms_ordinary = float(rms_norm_forward(X, None, DEFAULT_EPS).mean_square[0])
     return Solution(
         1,
-        f"eps sits under the square root beside the mean square: {ms_ordinary:g} + {EPS:g} barely changes, "
-        f"{ms_tiny:.3g} + {EPS:g} is mostly eps. Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
+        f"eps sits under the square root beside the mean square: {ms_ordinary:g} + {DEFAULT_EPS:g} barely changes, "
+        f"{ms_tiny:.3g} + {DEFAULT_EPS:g} is mostly eps. "
+        f"Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
         f"{production.max_difference:.2e}, and x-hat of {_nums(TINY)} by {near_zero.max_difference:.6f}.",
         _wrong_choices(EPS_OPTIONS, EPS_NOTES, 1),
     )
@@ -312,12 +315,12 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
 @exercise(
     "zero-row-positive-eps",
     "An all-zero row, with eps > 0",
-    f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {EPS:g}?",
+    f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {DEFAULT_EPS:g}?",
     Choice(ZERO_ROW_OPTIONS),
     "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
 )
 def _zero_row_positive_eps() -> Solution:
-    index, quoted = _zero_row_outcome(EPS)
+    index, quoted = _zero_row_outcome(DEFAULT_EPS)
     return Solution(
         index,
         f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.",
@@ -390,7 +393,7 @@ def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     x = rng.normal(size=BATCH_SHAPE)
     gain = rng.normal(size=BATCH_SHAPE[-1])
     upstream = rng.normal(size=BATCH_SHAPE)
-    return x, gain, upstream, rms_norm(x, gain, EPS)
+    return x, gain, upstream, rms_norm(x, gain, DEFAULT_EPS)
 
 
 @exercise(
@@ -420,7 +423,7 @@ def _output_shape() -> Solution:
 )
 def _gain_gradient_shape() -> Solution:
     x, gain, upstream, _ = _shape_example()
-    grad_x, grad_gain = rms_norm_backward(x, gain, EPS, upstream)
+    grad_x, grad_gain = rms_norm_backward(x, gain, DEFAULT_EPS, upstream)
     return Solution(
         grad_gain.shape,
         f"grad_gain has shape {grad_gain.shape}, the gain's own shape: it sums grad_output * x-hat over all "
@@ -452,13 +455,13 @@ POLICY_NOTES = {
     "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
 )
 def _no_decay_policy() -> Solution:
-    layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
+    layer = RMSNorm(len(X), DEFAULT_EPS, example.GAIN_NAME)
     (gain,) = layer.parameters()
     usual = adamw_parameter_groups(layer.parameters())
     decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
     if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
         raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
-    _, grad_gain = rms_norm_backward(X, G, EPS, UPSTREAM)
+    _, grad_gain = rms_norm_backward(X, G, DEFAULT_EPS, UPSTREAM)
     return Solution(
         1,
         f"By default the optimizer leaves every parameter of rank one or less undecayed, so the gain "
@@ -518,7 +521,7 @@ def _pre_norm_placement() -> Solution:
 @exercise(
     "grad-x",
     "The input's gradient",
-    f"x = {X_TEXT}, g = {G_TEXT}, eps = {EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
+    f"x = {X_TEXT}, g = {G_TEXT}, eps = {DEFAULT_EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
     "What is grad_x? Six decimals.",
     PAIR,
     "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
@@ -583,18 +586,20 @@ def _anchor_mean() -> Solution:
 @exercise(
     "crossover-rms",
     "Where eps takes half",
-    f"For eps = {EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half? Six decimals.",
+    f"For eps = {DEFAULT_EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half? "
+    "Six decimals.",
     Number(),
     "One half means the mean square equals eps.",
 )
 def _crossover_rms() -> Solution:
-    rms = float(np.sqrt(EPS))
-    half = float(np.mean(np.square(rms_norm_forward([rms], None, EPS).normalized)))
+    rms = float(np.sqrt(DEFAULT_EPS))
+    half = float(np.mean(np.square(rms_norm_forward([rms], None, DEFAULT_EPS).normalized)))
     return Solution(
         rms,
-        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({EPS:g}) = {fmt(rms)}; rms_norm of [{fmt(rms)}] "
+        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({DEFAULT_EPS:g}) = {fmt(rms)}; "
+        f"rms_norm of [{fmt(rms)}] "
         f"gives mean(x-hat**2) = {fmt(half)}.",
-        pitfalls=((EPS, "That is eps itself, a mean square; the question asks for the RMS, its square root."),),
+        pitfalls=((DEFAULT_EPS, "That is eps itself, a mean square; the question asks for the RMS, its square root."),),
     )
 
 
@@ -714,17 +719,17 @@ def _huge_row() -> Solution:
 @exercise(
     "plateau-value",
     "The mean square of x-hat",
-    f"For the worked example (x = {X_TEXT}, eps = {EPS:g}), what is the mean square of x-hat? Six decimals.",
+    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat? Six decimals.",
     Number(),
     "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
 )
 def _normalized_mean_square() -> Solution:
-    forward = rms_norm_forward(X, G, EPS)
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     value = float(np.mean(np.square(forward.normalized)))
     return Solution(
         value,
         f"x-hat = {fmt(forward.normalized)} has mean square {fmt(value)} = {forward.mean_square[0]:g} / "
-        f"({forward.mean_square[0]:g} + {EPS:g}): just under one, because of eps.",
+        f"({forward.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
         pitfalls=((float(np.mean(np.square(forward.output))), "That is the output's mean square, after the gain."),),
     )
 
@@ -761,15 +766,15 @@ def _half_square() -> Solution:
     "float16-formula-row",
     "The formula, all in float16",
     f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
-    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {EPS:g}? Six decimals.",
+    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}? Six decimals.",
     Vector(len(precision.HALF_PRECISION_ROW)),
     "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
 )
 def _float16_formula_row() -> Solution:
     row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
     with np.errstate(over="ignore"):
-        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), EPS)
-    upcast = rms_norm(row, None, EPS)
+        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), DEFAULT_EPS)
+    upcast = rms_norm(row, None, DEFAULT_EPS)
     return Solution(
         tuple(float(v) for v in formula),
         f"In float16, {row[0]:g} squared overflows to inf, the mean and its root are inf, and x / inf is 0: "

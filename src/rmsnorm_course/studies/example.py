@@ -1,16 +1,13 @@
 """The worked example, and every other input the chapter computes with, defined once.
 
-x = [3, 4], g = [1.5, 0.5], eps = 1e-5: the evidence, the pages, the exercises, the
+x = [3, 4], g = [1.5, 0.5], and the package's DEFAULT_EPS (1e-5): the evidence, the pages, the exercises, the
 explorer and the tests all start from these names.
 """
 
 from __future__ import annotations
 
-from ..core.reference import DEFAULT_EPS
-
 INPUT = (3.0, 4.0)  # x
 GAIN = (1.5, 0.5)  # g
-EPS = DEFAULT_EPS
 IDEAL_EPS = 0.0  # the eps-free formula of the paper
 TINY_INPUT = (0.0003, 0.0004)  # mean square 1.25e-7, below eps
 SCALE_FACTOR = 10.0  # a, the factor the scale cards multiply x by

@@ -24,12 +24,12 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noq
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..core.format import binary_size  # noqa: E402
+from ..core.reference import DEFAULT_EPS  # noqa: E402
 from ..exercises.feedback import Outcome  # noqa: E402
 from ..exercises.gradebook import ExerciseTally  # noqa: E402
 from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
 from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
 from ..studies.evidence import Primary  # noqa: E402
-from ..studies.example import EPS  # noqa: E402
 from ..studies.geometry import Geometry, GradientPicture  # noqa: E402
 from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms  # noqa: E402
 from ..studies.precision import Sweep  # noqa: E402
@@ -65,7 +65,7 @@ def _new(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
     return fig, list(axes[0])
 
 
-def normalized_mean_square_figure(eps_values=(1e-8, EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
+def normalized_mean_square_figure(eps_values=(1e-8, DEFAULT_EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
     """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
     fig, (ax,) = _new(6.4, 3.6)
     _energy_axes(ax, eps_values, state)

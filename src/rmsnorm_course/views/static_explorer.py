@@ -15,13 +15,13 @@ import json
 import math
 from importlib.resources import files
 
+from ..core.reference import DEFAULT_EPS
+from ..studies.example import SCALE_FACTOR
 from .explorer import (
     EPS_CHOICES,
     RMS_WINDOW,
     SCALE_MAX,
     SCALE_MIN,
-    START_EPS,
-    START_SCALE,
     START_VECTOR,
     VECTORS,
     ExplorerState,
@@ -32,9 +32,9 @@ from .explorer import (
 from .figures import explorer_figure, png_bytes
 
 CHECK_SETTINGS = (
-    (START_VECTOR, START_SCALE, START_EPS),
+    (START_VECTOR, SCALE_FACTOR, DEFAULT_EPS),
     (START_VECTOR, 1e-4, 0.0),
-    ("tiny [0.0003, 0.0004]", START_SCALE, START_EPS),
+    ("tiny [0.0003, 0.0004]", SCALE_FACTOR, DEFAULT_EPS),
     ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
 )

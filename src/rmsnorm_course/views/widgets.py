@@ -12,12 +12,12 @@ import math
 
 import ipywidgets as w
 
+from ..core.reference import DEFAULT_EPS
+from ..studies.example import SCALE_FACTOR
 from .explorer import (
     EPS_CHOICES,
     SCALE_MAX,
     SCALE_MIN,
-    START_EPS,
-    START_SCALE,
     START_VECTOR,
     VECTORS,
     ExplorerState,
@@ -40,7 +40,7 @@ def readout_html(state: ExplorerState) -> str:
 class ScaleExplorer:
     """Move a, eps or the input vector and watch x-hat(a·x) against x-hat(x)."""
 
-    def __init__(self, vector: str = START_VECTOR, scale: float = START_SCALE, eps: float = START_EPS):
+    def __init__(self, vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = DEFAULT_EPS):
         self.vector = w.Dropdown(options=list(VECTORS), value=vector, description="input x")
         self.scale = w.FloatLogSlider(
             value=scale,
@@ -53,7 +53,10 @@ class ScaleExplorer:
             continuous_update=False,
         )
         self.eps = w.SelectionSlider(
-            options=[(f"{e:g}", e) for e in EPS_CHOICES], value=eps, description="eps", continuous_update=False
+            options=[(f"{e:g}", e) for e in sorted({*EPS_CHOICES, eps})],
+            value=eps,
+            description="eps",
+            continuous_update=False,
         )
         self.readouts = w.HTML()
         self.plot = w.Image(format="png")
