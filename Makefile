@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: book test test-browser lab lint report grade grade-class bench clean check-python
+.PHONY: book test test-package test-browser lab lint report grade grade-class bench clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
 check-python:
@@ -32,10 +32,17 @@ $(STAMP): requirements.txt pyproject.toml postBuild
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
 
-# The book is built first: the tests read the built HTML, and a failed build fails the tests.
-test: book
-	$(BIN)/python -m pytest
+# The book builds while the package's tests and notebooks run (they need no built page),
+# the tests spread over both cores, a notebook's cells kept together; then the tests of
+# the built HTML. A failed build, or any failed test, fails the run.
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 book test-package
+	$(BIN)/python -m pytest $(BOOK_TESTS)
 	$(BIN)/ruff check .
+
+BOOK_TESTS := tests/test_book.py
+test-package: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS)
 
 $(BROWSER_STAMP): requirements-browser.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-browser.txt

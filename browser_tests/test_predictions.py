@@ -32,7 +32,7 @@ from rmsnorm_course.exercises import reading
 from rmsnorm_course.exercises.answers import AnswerSheet
 from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.views.prediction import exercise_data
+from rmsnorm_course.views.prediction import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 
 READY = "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
 UNFOLD = "() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = true; })"
@@ -437,10 +437,10 @@ def test_a_corrupt_store_is_set_aside_and_saving_goes_on(browser, server, tmp_pa
 def test_the_downloaded_rules_are_the_package_s(server):
     import urllib.request
 
-    with urllib.request.urlopen(f"{server}/_static/answer-rules.js") as response:
+    with urllib.request.urlopen(f"{server}/_static/{DATA_SCRIPT}") as response:
         script = response.read().decode()
-    data = json.loads(script.removeprefix("window.rmsnormAnswerRules = ").removesuffix(";\n"))
-    assert data == json.loads(json.dumps(reading.rules()))
+    data = json.loads(script.removeprefix(f"{DATA_GLOBAL} = ").removesuffix(";\n"))
+    assert data["rules"] == json.loads(json.dumps(reading.rules()))
 
 
 UNUSUAL = {

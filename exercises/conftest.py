@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.feedback import Verdict
+from rmsnorm_course.exercises.feedback import Verdict, score
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.exercises.untrusted import visible
 
@@ -65,8 +65,7 @@ class Grader:
 
     @property
     def score(self) -> str:
-        correct = {verdict.exercise_id for verdict in self.verdicts.values() if verdict.correct}
-        return f"{len(correct)}/{len(EXERCISES)}"
+        return f"{score(self.verdicts.values())}/{len(EXERCISES)}"
 
     def problems(self) -> list[str]:
         return self.sheet.problems()

@@ -16,7 +16,7 @@ from rmsnorm_course.core.format import fmt
 from rmsnorm_course.exercises.feedback import reference
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import evidence
-from rmsnorm_course.views.prediction import SCRIPT
+from rmsnorm_course.views import prediction, static_explorer
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -60,12 +60,13 @@ def test_no_error_output_or_traceback(pages, page):
 
 
 @pytest.mark.parametrize("page", toc_pages())
-def test_the_prediction_script_is_linked_once_and_never_inlined(pages, page):
+def test_the_page_scripts_are_linked_once_each_and_never_inlined(pages, page):
     soup = pages[page]
-    linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith("/prediction.js")]
-    assert len(linked) == 1
-    assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == SCRIPT.read_text()
-    inline = [s for s in soup.find_all("script", src=False) if "function wire" in (s.string or "")]
+    for script in (prediction.SCRIPT, static_explorer.SCRIPT):
+        linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith(script.name)]
+        assert len(linked) == 1
+        assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == script.read_text()
+    inline = [s for s in soup.find_all("script", src=False) if "use strict" in (s.string or "")]
     assert inline == []
     assert not soup.find_all("script", type="application/vnd.jupyter.widget-state+json")
 

@@ -39,9 +39,8 @@ def test_peak_extra_bytes_counts_temporaries_not_the_result():
     assert cost.peak_extra_bytes(lambda: np.copyto(out, 1.0)) < 8 * size // 100
 
 
-def test_cost_ratios_are_relative_to_the_copy():
+def test_cost_ratios_cover_both_formulas_in_both_directions():
     ratios = cost.cost_ratios(shape=(4, 8), repeats=1)
-    assert ratios[cost.FORWARD]["copy of x (the limit)"] == 1.0
     for direction in (cost.FORWARD, cost.BACKWARD):
         assert {"RMSNorm formula", "LayerNorm formula"} <= ratios[direction].keys()
         assert all(np.isfinite(v) and v > 0 for v in ratios[direction].values())

@@ -10,13 +10,13 @@ import pytest
 from leaks import expected_renderings
 
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.exercises import registry as exercises
+from rmsnorm_course.exercises import registry
 from rmsnorm_course.exercises.errors import GradingError, UnknownExercise
 from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES
 
-# The seed chapter's printed values, typed here from the seed (not from the package).
-SEED = {
+# The Rust chapter's printed values, typed here from that chapter (not from the package).
+RUST_CHAPTER_VALUES = {
     "mean-square": 12.5,
     "reciprocal-rms": 0.282843,
     "normalized": (0.848528, 1.131370),
@@ -29,8 +29,8 @@ SEED = {
     "output-shape": (2, 5, 3),  # the prompt's [B, T, d]
     "gain-gradient-shape": (3,),
 }
-# The seed's "Check the predictions", as the words of the right option.
-SEED_CHOICES = {
+# The Rust chapter's "Check the predictions", as the words of the right option.
+RUST_CHAPTER_CHOICES = {
     "eps-near-zero": "does not grow with the signal",
     "zero-row-positive-eps": "a row of zeros",
     "zero-row-zero-eps": "an error that names the row",
@@ -45,8 +45,8 @@ def test_there_are_at_least_fourteen_exercises_covering_every_kind():
     assert {type(e.kind) for e in EXERCISES.values()} == {Number, Vector, Shape, Choice}
 
 
-def test_every_prediction_of_the_issue_has_an_exercise():
-    assert set(SEED) | set(SEED_CHOICES) <= set(EXERCISES)
+def test_every_prediction_of_the_rust_chapter_has_an_exercise():
+    assert set(RUST_CHAPTER_VALUES) | set(RUST_CHAPTER_CHOICES) <= set(EXERCISES)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
@@ -67,33 +67,33 @@ def test_an_inexact_number_is_asked_to_the_decimals_it_is_judged_at(exercise):
     assert exact or "Six decimals" in exercise.prompt or "six decimals" in exercise.prompt
 
 
-@pytest.mark.parametrize(("exercise_id", "seed"), SEED.items())
-def test_reference_answers_match_the_seed(exercise_id, seed):
+@pytest.mark.parametrize(("exercise_id", "printed"), RUST_CHAPTER_VALUES.items())
+def test_reference_answers_match_the_rust_chapter(exercise_id, printed):
     answer = EXERCISES[exercise_id].solve().answer
-    if isinstance(seed, tuple) and all(isinstance(v, int) for v in seed):
-        assert tuple(answer) == seed
+    if isinstance(printed, tuple) and all(isinstance(v, int) for v in printed):
+        assert tuple(answer) == printed
     else:
-        np.testing.assert_allclose(answer, seed, atol=5e-7)
+        np.testing.assert_allclose(answer, printed, atol=5e-7)
 
 
-@pytest.mark.parametrize(("exercise_id", "words"), SEED_CHOICES.items())
-def test_choices_pick_the_seed_answer(exercise_id, words):
+@pytest.mark.parametrize(("exercise_id", "words"), RUST_CHAPTER_CHOICES.items())
+def test_choices_pick_the_rust_chapter_s_answer(exercise_id, words):
     exercise = EXERCISES[exercise_id]
     assert words in exercise.kind.options[exercise.solve().answer]
 
 
 def test_the_zero_row_choices_come_from_running_rmsnorm(monkeypatch):
     """If RMSNorm returned NaN for an all-zero row, the reference answer would follow it."""
-    monkeypatch.setattr(exercises, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
+    monkeypatch.setattr(registry, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
     for exercise_id in ("zero-row-positive-eps", "zero-row-zero-eps"):
         exercise = EXERCISES[exercise_id]
         assert exercise.kind.options[exercise.solve().answer] == "a row of NaN"
 
 
 def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
-    real = exercises.evidence.history()
-    centered = exercises.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
-    monkeypatch.setattr(exercises.evidence, "history", lambda: centered)
+    real = registry.evidence.history()
+    centered = registry.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
+    monkeypatch.setattr(registry.evidence, "history", lambda: centered)
     exercise = EXERCISES["centering-and-batch"]
     assert exercise.kind.options[exercise.solve().answer].startswith("it subtracts the feature mean and uses")
 
@@ -101,12 +101,12 @@ def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
 def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):
     """A block that normalized the residual stream after the addition would make option A right."""
 
-    class PostNormBlock(exercises.PreNormBlock):
+    class PostNormBlock(registry.PreNormBlock):
         def trace(self, x):
             real = super().trace(x)
             return dataclasses.replace(real, h=self.attention_norm(real.x + self.mixing(real.x)))
 
-    monkeypatch.setattr(exercises, "PreNormBlock", PostNormBlock)
+    monkeypatch.setattr(registry, "PreNormBlock", PostNormBlock)
     exercise = EXERCISES["pre-norm-placement"]
     assert exercise.kind.options[exercise.solve().answer].startswith("on the residual stream after the addition")
 
@@ -157,8 +157,8 @@ def test_solving_twice_gives_the_same_answer():
 
 def test_an_unknown_id_names_the_nearest_exercises():
     with pytest.raises(UnknownExercise, match="did you mean 'mean-square'") as caught:
-        exercises.get("mean-sqare")
+        registry.get("mean-sqare")
     assert isinstance(caught.value, GradingError) and not isinstance(caught.value, RMSNormError)
     assert caught.value.boundary == "unknown-exercise"
     with pytest.raises(UnknownExercise, match="expected one of mean-square, reciprocal-rms"):
-        exercises.get(42)
+        registry.get(42)

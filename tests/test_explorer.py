@@ -7,6 +7,7 @@ import pytest
 from highprecision import ulps_apart
 
 from rmsnorm_course import rms_norm
+from rmsnorm_course.core.reference import DEFAULT_EPS
 from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views.explorer import (
     EPS_CHOICES,
@@ -45,8 +46,12 @@ def test_curve_is_ms_over_ms_plus_eps():
     assert normalized_mean_square_curve(np.array([np.sqrt(1e-5)]), 1e-5)[0] == pytest.approx(0.5, rel=1e-12)
 
 
-def test_controls_cover_the_required_range():
-    assert SCALE_MIN <= 1e-4 and SCALE_MAX >= 1e4 and 0.0 in EPS_CHOICES
+def test_the_eps_control_offers_the_default_and_zero_and_a_widget_started_elsewhere_offers_its_start():
+    from rmsnorm_course.views.widgets import ScaleExplorer
+
+    assert DEFAULT_EPS in EPS_CHOICES and 0.0 in EPS_CHOICES
+    widget = ScaleExplorer(eps=3e-5)  # not one of the choices: it joins them rather than failing
+    assert widget.eps.value == 3e-5 and 3e-5 in [value for _, value in widget.eps.options]
 
 
 @pytest.mark.parametrize("vector", list(VECTORS))

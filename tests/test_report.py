@@ -1,4 +1,4 @@
-"""The evidence report: every seed value printed with six decimals, exit status from the checks."""
+"""The evidence report: every value of the Rust chapter printed with six decimals, exit status from the checks."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pytest
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.studies import evidence
 from rmsnorm_course.studies.thresholds import ROUNDING
-from rmsnorm_course.views import report
 
-SEED_LINES = [
+RUST_CHAPTER_LINES = [
     "mean square           [12.500000]",
     "reciprocal RMS        [0.282843]",
     "RMS-rescaled x-hat    [0.848528, 1.131370]",
@@ -47,8 +46,8 @@ def test_module_run_exits_zero(printed):
     assert printed.returncode == 0, printed.stderr
 
 
-@pytest.mark.parametrize("line", SEED_LINES)
-def test_report_prints_the_seed_value(printed, line):
+@pytest.mark.parametrize("line", RUST_CHAPTER_LINES)
+def test_report_prints_the_rust_chapter_s_value(printed, line):
     assert line in printed.stdout
 
 
@@ -66,12 +65,7 @@ def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):
     assert "[FAIL] bitwise replay" in capsys.readouterr().out
 
 
-def test_fmt_six_decimals():
-    assert report.fmt([0.7071064980, -2.2627407]) == "[0.707106, -2.262741]"
-    assert report.fmt(12.5) == "12.500000"
-
-
-# The tape section: the seed's gradients reached by reverse mode. 12 nodes = 2 leaves (x, g),
+# The tape section: the Rust chapter's gradients reached by reverse mode. 12 nodes = 2 leaves (x, g),
 # 2 constants (eps, -0.5) and 8 operations (x*x, mean, + eps, log, * -0.5, exp, * x, * g).
 TAPE_LINES = [
     "Tape: the worked example from primitives, gradients by reverse mode (12 nodes)",

@@ -1,4 +1,4 @@
-"""The reference RMSNorm: the seed's values, the precision policy, every boundary."""
+"""The reference RMSNorm: the Rust chapter's values, the precision policy, every boundary."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rmsnorm_course.studies.thresholds import ROUNDING
 X, G, EPS = [3.0, 4.0], [1.5, 0.5], 1e-5
 
 
-def test_worked_example_stages_match_the_seed():
+def test_worked_example_stages_match_the_rust_chapter():
     f = rms_norm_forward(X, G, EPS)
     assert f.mean_square.shape == (1,) and f.mean_square[0] == 12.5
     assert f.inverse_rms[0] == pytest.approx(0.282843, abs=5e-7)
@@ -32,7 +32,7 @@ def test_normalized_mean_square_is_ms_over_ms_plus_eps():
     assert round(float(np.mean(f.normalized**2)), 6) == 0.999999
 
 
-def test_scale_cards_reproduce_the_seed():
+def test_scale_cards_reproduce_the_rust_chapter():
     x, tiny = np.array(X), np.array([0.0003, 0.0004])
     ideal = np.max(np.abs(rms_norm(10 * x, eps=0) - rms_norm(x, eps=0)))
     assert ideal <= ROUNDING
@@ -44,7 +44,7 @@ def test_scale_cards_reproduce_the_seed():
     assert near_zero == pytest.approx(0.717566, abs=5e-7)
 
 
-def test_backward_matches_the_seed_gradients():
+def test_backward_matches_the_rust_chapter_s_gradients():
     grad_x, grad_gain = rms_norm_backward(X, G, EPS, [1.0, -2.0])
     np.testing.assert_allclose(grad_x, [0.407293, -0.305470], atol=5e-7)
     np.testing.assert_allclose(grad_gain, [0.848528, -2.262741], atol=5e-7)

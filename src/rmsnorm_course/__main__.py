@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from .exercises import answers as grading
+from .exercises.answers import answers_file
 from .exercises.gradebook import answer_files, grade_files, tally
 from .exercises.untrusted import visible
 from .studies import evidence
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if collected.passed else 1
     if args.command == "grade":
         return grade_class(args.sources, args.gradebook, args.feedback)
-    sys.stdout.write(grading.answers_file(solutions=args.command == "solutions"))
+    sys.stdout.write(answers_file(solutions=args.command == "solutions"))
     return 0
 
 

@@ -32,7 +32,7 @@ class RMSNormForward:
 
 
 def gradients(x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The closed-form backward in the compute dtype, exactly as in the docstring above."""
+    """The closed-form backward in the compute dtype, as ``rms_norm_backward``'s docstring derives it."""
     _, inverse_rms, normalized = normalize(x, eps)
     upstream_through_gain = grad_output * gain
     projection = np.mean(upstream_through_gain * normalized, axis=-1, keepdims=True)

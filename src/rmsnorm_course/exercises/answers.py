@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import registry as exercises
+from . import registry
 from .errors import AnswersFileError, UnknownExercise
 from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
@@ -67,7 +67,7 @@ class AnswerSheet:
             messages.append(f"{self.name}: {FIRST_TRIES} is not a table of answers; its first tries are left out")
         for key in unknown[:REPORTED_UNKNOWN]:
             try:
-                exercises.get(key.removeprefix(f"{FIRST_TRIES}."))
+                registry.get(key.removeprefix(f"{FIRST_TRIES}."))
             except UnknownExercise as error:
                 line = f"line {self.lines[key]}: " if key in self.lines else ""
                 messages.append(f"{self.name}, {line}{error}")
@@ -84,11 +84,11 @@ class AnswerSheet:
         """The verdict on the exercise's first prediction, where the file records one."""
         if self.unreadable is not None or exercise_id not in self.first_tries:
             return None
-        return judge(exercises.get(exercise_id), self.first_tries[exercise_id])
+        return judge(registry.get(exercise_id), self.first_tries[exercise_id])
 
     def grade(self, exercise_id: str) -> Verdict:
         """The verdict on one exercise; a file that could not be read grades nothing."""
-        exercise = exercises.get(exercise_id)
+        exercise = registry.get(exercise_id)
         if self.unreadable is not None:
             return Verdict(exercise.id, Outcome.UNREADABLE, f"not graded, because {self.unreadable}")
         return judge(exercise, self.answers.get(exercise.id))
@@ -99,7 +99,7 @@ class AnswerSheet:
         if self.unreadable is not None:
             return f"{verdict.exercise_id}: {verdict.message}"
         if verdict.outcome is Outcome.NOT_ANSWERED:
-            prompt = exercises.get(verdict.exercise_id).prompt
+            prompt = registry.get(verdict.exercise_id).prompt
             return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
         return f"{where}: {verdict.sentence}"
 

@@ -13,6 +13,7 @@ the explanation.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import reading, registry
@@ -160,6 +161,11 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
         return Verdict(exercise.id, outcome, _close(exercise), shown)
     slips = tuple(note for value, note in solution.pitfalls if exercise.kind.matches(given, value))
     return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, _hint(exercise)]), shown, slips=slips)
+
+
+def score(verdicts: Iterable[Verdict]) -> int:
+    """How many of ``verdicts`` say right: a file's score, in the grader, the gradebook and the pytest run."""
+    return sum(verdict.correct for verdict in verdicts)
 
 
 def is_unanswered(raw: object) -> bool:

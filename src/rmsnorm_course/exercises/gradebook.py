@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import feedback
 from .answers import AnswerSheet
 from .feedback import Outcome, Verdict
 from .registry import EXERCISES
@@ -41,7 +42,7 @@ class GradedFile:
 
     @property
     def score(self) -> int:
-        return sum(verdict.correct for verdict in self.verdicts)
+        return feedback.score(self.verdicts)
 
     def problems(self) -> list[str]:
         return self.sheet.problems()

@@ -167,10 +167,7 @@ class Number:
         return "a number, like 0.5"
 
     def read(self, raw: object) -> Reading:
-        try:
-            typed = as_typed(raw)
-        except AnswerKindError as odd:
-            raise unreadable(self.describe(), str(odd)) from None
+        typed = _typed(raw, self.describe())
         if typed.entries is None and reading.is_number(typed.text):
             return Reading(float(typed.text), typed.text, (reading.decimals(typed.text),))
         raise unreadable(self.describe(), _found(typed, "a number"))
@@ -210,10 +207,7 @@ class Vector:
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        try:
-            typed = as_typed(raw)
-        except AnswerKindError as odd:
-            raise unreadable(expected, str(odd)) from None
+        typed = _typed(raw, expected)
         if typed.entries is None:
             found = FOUND["number"] if reading.is_number(typed.text) else _found(typed, "a list of numbers")
             raise unreadable(expected, found)
@@ -262,10 +256,7 @@ class Shape:
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        try:
-            typed = as_typed(raw)
-        except AnswerKindError as odd:
-            raise unreadable(expected, str(odd)) from None
+        typed = _typed(raw, expected)
         entries = typed.entries if typed.entries is not None else (typed.text,)
         sizes = []
         for index, entry in enumerate(entries):
@@ -296,6 +287,14 @@ class Shape:
         return "[" + ", ".join(str(int(v)) for v in value) + "]"
 
 
+def _typed(raw: object, expected: str) -> reading.Typed:
+    """``raw`` as typed text, or the error that says what was expected."""
+    try:
+        return as_typed(raw)
+    except AnswerKindError as odd:
+        raise unreadable(expected, str(odd)) from None
+
+
 def _size(entry: object) -> str | None:
     """An axis size as its digits without a sign or leading zeros, or None if it is not a whole number >= 0."""
     if not (isinstance(entry, str) and reading.is_whole(entry)):
@@ -306,9 +305,23 @@ def _size(entry: object) -> str | None:
 
 @dataclass(frozen=True)
 class Choice:
-    """One of a few options, answered by its letter (A, B, ...) or by its words."""
+    """One of a few options, answered by its letter (A, B, ...) or by its words.
+
+    Each option carries why it is wrong, said to a reader who picks it when it is
+    ("" where no slip leads there, or where the option can only be right).
+    """
 
     options: tuple[str, ...]
+    why_wrong: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, options: dict[str, str]) -> Choice:
+        """``{option: why it is wrong}``, in the order the reader sees them."""
+        return cls(tuple(options), tuple(options.values()))
+
+    def pitfalls(self, right: int) -> tuple[tuple[int, str], ...]:
+        """Each wrong option that has a word of its own, with that word."""
+        return tuple((index, why) for index, why in enumerate(self.why_wrong) if why and index != right)
 
     @property
     def letters(self) -> str:

@@ -12,8 +12,9 @@ matters near zero, who owns weight decay) the right option is part of the questi
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -49,11 +50,6 @@ class Solution:
     pitfalls: tuple[tuple[object, str], ...] = ()
 
 
-def _wrong_choices(options: tuple[str, ...], notes: dict[str, str], right: int) -> tuple[tuple[int, str], ...]:
-    """The pitfalls of a choice: each wrong option (by its index) with a note on why that reading fails."""
-    return tuple((index, notes[option]) for index, option in enumerate(options) if index != right and option in notes)
-
-
 @dataclass(frozen=True)
 class Exercise:
     """One prediction: its title, what is asked, what kind of answer it takes, a hint, and how to solve it."""
@@ -77,10 +73,27 @@ def exercise(
     def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
         if exercise_id in EXERCISES:
             raise ValueError(f"exercise {exercise_id!r} is registered twice")
-        EXERCISES[exercise_id] = Exercise(exercise_id, title, prompt, kind, hint, solve)
+        EXERCISES[exercise_id] = Exercise(exercise_id, title, prompt, kind, hint, _with_options_words(solve, kind))
         return solve
 
     return register
+
+
+def _with_options_words(solve: Callable[[], Solution], kind: Kind) -> Callable[[], Solution]:
+    """For a choice, the solver's slips and then each wrong option's word, as the solution's pitfalls."""
+    if not isinstance(kind, Choice):
+        return solve
+
+    @functools.wraps(solve)
+    def solved() -> Solution:
+        solution = solve()
+        return replace(solution, pitfalls=solution.pitfalls + kind.pitfalls(solution.answer))
+
+    return solved
+
+
+def _agreement(report) -> str:
+    return f"central differences agree on {sum(c.passed for c in report.checks)} of {len(report.checks)} coordinates"
 
 
 def _nums(values) -> str:
@@ -91,7 +104,7 @@ X_TEXT, G_TEXT, TINY_TEXT = _nums(X), _nums(G), _nums(TINY)
 PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
 
 
-# --- the worked example ------------------------------------------------------
+# --- Predict, then test the epsilon boundary (predict.md) -----------------------------------------
 
 
 @exercise(
@@ -172,9 +185,6 @@ def _output() -> Solution:
     )
 
 
-# --- scale: the eps = 0 ideal and the eps-dominated regime --------------------
-
-
 @exercise(
     "scaled-ideal",
     "Ten times x, with eps = 0",
@@ -244,28 +254,28 @@ def _tiny_scaled() -> Solution:
     )
 
 
-EPS_OPTIONS = (
-    "eps is added to every coordinate of x, so small coordinates change the most",
-    "eps is a fixed amount added to the mean square; it does not grow with the signal, "
-    "so it dominates when the mean square is about as small as eps or smaller",
-    "float64 cannot represent numbers as small as 0.0003",
-    "the gain is applied before the RMS is taken",
-)
-EPS_NOTES = {
-    EPS_OPTIONS[0]: "eps is not added to x: it sits under the square root, inside the one statistic of the row.",
-    EPS_OPTIONS[2]: "float64 holds 0.0003 with room to spare (its smallest normal number is about 2e-308); "
-    "the change comes from the formula, not the format.",
-    EPS_OPTIONS[
-        3
-    ]: "The gain multiplies x-hat after the RMS is taken, and the question is about x-hat, before the gain.",
-}
-
-
 @exercise(
     "eps-near-zero",
     "Why eps matters near zero",
     f"Why does a positive eps change x-hat of {TINY_TEXT} so much more than x-hat of {X_TEXT}?",
-    Choice(EPS_OPTIONS),
+    Choice.of(
+        {
+            "eps is added to every coordinate of x, so small coordinates change the most": (
+                "eps is not added to x: it sits under the square root, inside the one statistic of the row."
+            ),
+            (
+                "eps is a fixed amount added to the mean square; it does not grow with the "
+                "signal, so it dominates when the mean square is about as small as eps or smaller"
+            ): "",
+            "float64 cannot represent numbers as small as 0.0003": (
+                "float64 holds 0.0003 with room to spare (its smallest normal number is about "
+                "2e-308); the change comes from the formula, not the format."
+            ),
+            "the gain is applied before the RMS is taken": (
+                "The gain multiplies x-hat after the RMS is taken, and the question is about x-hat, before the gain."
+            ),
+        }
+    ),
     "Look at where eps enters the formula, and compare it with each vector's mean square.",
 )
 def _eps_near_zero() -> Solution:
@@ -278,113 +288,31 @@ def _eps_near_zero() -> Solution:
         f"{ms_tiny:.3g} + {DEFAULT_EPS:g} is mostly eps. "
         f"Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
         f"{production.max_difference:.2e}, and x-hat of {_nums(TINY)} by {near_zero.max_difference:.6f}.",
-        _wrong_choices(EPS_OPTIONS, EPS_NOTES, 1),
     )
 
 
-# --- the all-zero row ----------------------------------------------------------
-
-ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "an error that names the row")
-ZERO_ROW_NOTES = {  # by eps > 0, then by eps = 0
-    True: {
-        ZERO_ROW_OPTIONS[1]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
-        ZERO_ROW_OPTIONS[2]: "With eps > 0 the division is well defined for every row, so nothing here needs refusing.",
-    },
-    False: {
-        ZERO_ROW_OPTIONS[0]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
-        ZERO_ROW_OPTIONS[1]: "NaN is what the formula gives (0 / 0), and what PyTorch returns; the question is "
-        "what this package does, and it checks the row before it divides.",
-    },
-}
-
-
-def _zero_row_outcome(eps: float) -> tuple[int, str]:
-    """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
-    try:
-        output = rms_norm(example.ZERO_ROW, G, eps)
-    except RMSNormError as error:
-        return 2, f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
-    quoted = f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
-    if np.all(output == 0):
-        return 0, quoted
-    if np.all(np.isnan(output)):
-        return 1, quoted
-    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW_OPTIONS}")
+# --- Follow one feature vector (follow-one-vector.md) ---------------------------------------------
 
 
 @exercise(
-    "zero-row-positive-eps",
-    "An all-zero row, with eps > 0",
-    f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {DEFAULT_EPS:g}?",
-    Choice(ZERO_ROW_OPTIONS),
-    "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
+    "plateau-value",
+    "The mean square of x-hat",
+    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat? Six decimals.",
+    Number(),
+    "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
 )
-def _zero_row_positive_eps() -> Solution:
-    index, quoted = _zero_row_outcome(DEFAULT_EPS)
+def _plateau_value() -> Solution:
+    forward = rms_norm_forward(X, G, DEFAULT_EPS)
+    value = float(np.mean(np.square(forward.normalized)))
     return Solution(
-        index,
-        f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.",
-        _wrong_choices(ZERO_ROW_OPTIONS, ZERO_ROW_NOTES[True], index),
+        value,
+        f"x-hat = {fmt(forward.normalized)} has mean square {fmt(value)} = {forward.mean_square[0]:g} / "
+        f"({forward.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
+        pitfalls=((float(np.mean(np.square(forward.output))), "That is the output's mean square, after the gain."),),
     )
 
 
-@exercise(
-    "zero-row-zero-eps",
-    "An all-zero row, with eps = 0",
-    f"With eps = 0 the formula divides the all-zero row {_nums(example.ZERO_ROW)} by sqrt(0). "
-    "What does this package's rms_norm do with that row?",
-    Choice(ZERO_ROW_OPTIONS),
-    "This package checks every row before it divides, and says which row it cannot normalize.",
-)
-def _zero_row_zero_eps() -> Solution:
-    index, quoted = _zero_row_outcome(0.0)
-    return Solution(
-        index,
-        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0: the formula gives NaN, and PyTorch returns "
-        "it. This package refuses the row instead, naming it, so the NaN cannot spread through later layers.",
-        _wrong_choices(ZERO_ROW_OPTIONS, ZERO_ROW_NOTES[False], index),
-    )
-
-
-# --- what RMSNorm does not do ------------------------------------------------
-
-CENTERING_OPTIONS = (
-    "it subtracts the feature mean and uses statistics of the other examples in the batch",
-    "it subtracts the feature mean but uses only the one example",
-    "it keeps the mean but uses statistics of the other examples in the batch",
-    "neither: it rescales each example by that example's own RMS and keeps its mean",
-)
-CENTERING_NOTES = {
-    CENTERING_OPTIONS[0]: "That describes BatchNorm, which centers each feature with the statistics of the batch.",
-    CENTERING_OPTIONS[1]: "That describes LayerNorm, which subtracts each example's own mean.",
-    CENTERING_OPTIONS[2]: "A statistic shared across the batch would make an example's output depend on its "
-    "companions; look at which numbers enter the mean square.",
-}
-
-
-@exercise(
-    "centering-and-batch",
-    "What RMSNorm leaves out",
-    "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
-    Choice(CENTERING_OPTIONS),
-    "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
-)
-def _centering_and_batch() -> Solution:
-    h = evidence.history()
-    mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
-    centers = abs(h.rms_mean) < 1e-12
-    index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
-    return Solution(
-        index,
-        f"The anchor {_nums(example.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
-        f"{_nums(example.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
-        f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
-        f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
-        _wrong_choices(CENTERING_OPTIONS, CENTERING_NOTES, index),
-    )
-
-
-# --- shapes ------------------------------------------------------------------
+# --- The formula and its symbols (formula.md) -----------------------------------------------------
 
 
 def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -414,156 +342,38 @@ def _output_shape() -> Solution:
 
 
 @exercise(
-    "gain-gradient-shape",
-    "The gain gradient's shape",
-    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm, whose gain holds one number per "
-    "feature. What is the shape of the gain's gradient?",
-    Shape(),
-    "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
-)
-def _gain_gradient_shape() -> Solution:
-    x, gain, upstream, _ = _shape_example()
-    grad_x, grad_gain = rms_norm_backward(x, gain, DEFAULT_EPS, upstream)
-    return Solution(
-        grad_gain.shape,
-        f"grad_gain has shape {grad_gain.shape}, the gain's own shape: it sums grad_output * x-hat over all "
-        f"{int(np.prod(x.shape[:-1]))} rows. grad_x has the input's shape {grad_x.shape}.",
-        pitfalls=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
-    )
-
-
-# --- the optimizer and the block ---------------------------------------------
-
-POLICY_OPTIONS = (
-    "the RMSNorm formula contains a term that cancels weight decay",
-    "the optimizer decides which parameters are decayed, through its parameter groups; the formula never mentions it",
-    "the gain has no gradient, so decay would be its only update",
-    "weight decay is applied inside the forward pass",
-)
-POLICY_NOTES = {
-    POLICY_OPTIONS[0]: "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay, so nothing cancels it.",
-    POLICY_OPTIONS[2]: "The gain does get a gradient: each g_i multiplies an output, so the loss depends on it.",
-    POLICY_OPTIONS[3]: "Weight decay shrinks parameters in the optimizer's update step, not in the forward pass.",
-}
-
-
-@exercise(
-    "no-decay-policy",
-    "Who decides weight decay",
-    "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
-    Choice(POLICY_OPTIONS),
-    "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
-)
-def _no_decay_policy() -> Solution:
-    layer = RMSNorm(len(X), DEFAULT_EPS, example.GAIN_NAME)
-    (gain,) = layer.parameters()
-    usual = adamw_parameter_groups(layer.parameters())
-    decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
-    if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
-        raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
-    _, grad_gain = rms_norm_backward(X, G, DEFAULT_EPS, UPSTREAM)
-    return Solution(
-        1,
-        f"By default the optimizer leaves every parameter of rank one or less undecayed, so the gain "
-        f"{example.GAIN_NAME} (shape {gain.value.shape}) lands in the no-decay group; passing no_decay=[] moves it "
-        "to the decay group, and the layer computes exactly the same output either way. The gain does get a "
-        f"gradient ({fmt(grad_gain)} in the worked example).",
-        _wrong_choices(POLICY_OPTIONS, POLICY_NOTES, 1),
-    )
-
-
-PLACEMENT_OPTIONS = (
-    "on the residual stream after the addition: h = RMSNorm(h + F(h))",
-    "at the input of the learned branch only: h = h + F(RMSNorm(h)), the identity path untouched",
-    "at the output of the learned branch: h = h + RMSNorm(F(h))",
-    "on both paths: h = RMSNorm(h) + F(RMSNorm(h))",
-)
-PLACEMENT_NOTES = {
-    PLACEMENT_OPTIONS[0]: "That is post-norm: the norm sits on the stream itself, after each addition.",
-    PLACEMENT_OPTIONS[2]: "Normalizing the branch's output fixes the size of what it adds, but the branch still "
-    "reads the raw stream.",
-    PLACEMENT_OPTIONS[3]: "Normalizing both paths replaces the stream by a normalized copy, so the identity path "
-    "no longer carries h.",
-}
-
-
-@exercise(
-    "pre-norm-placement",
-    "Where the norm sits in a block",
-    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
-    Choice(PLACEMENT_OPTIONS),
-    "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
-)
-def _pre_norm_placement() -> Solution:
-    """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
-    block = PreNormBlock(len(X), seed=SHAPE_SEED)
-    x = np.array([X, example.ANCHOR])  # two positions of a sequence, width d = 2
-    trace = block.trace(x)
-    norm, branch = block.attention_norm, block.mixing
-    candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
-    matches = [index for index, h in enumerate(candidates) if np.array_equal(h, trace.h)]
-    if len(matches) != 1:
-        raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
-    return Solution(
-        matches[0],
-        "In the package's PreNormBlock the attention branch reads rows with mean square "
-        f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
-        f"itself is never normalized: its rows' mean squares are {fmt(np.mean(np.square(x), axis=-1))} going "
-        f"in and {fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added, not one. LLaMA "
-        "normalizes the input of each sublayer the same way.",
-        _wrong_choices(PLACEMENT_OPTIONS, PLACEMENT_NOTES, matches[0]),
-    )
-
-
-# --- the reverse pass --------------------------------------------------------
-
-
-@exercise(
-    "grad-x",
-    "The input's gradient",
-    f"x = {X_TEXT}, g = {G_TEXT}, eps = {DEFAULT_EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
-    "What is grad_x? Six decimals.",
-    PAIR,
-    "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
-    "grad_x = r * (u - x-hat * mean(u * x-hat)).",
-)
-def _grad_x() -> Solution:
-    p = evidence.primary()
-    input_check, _ = evidence.gradient_checks(p)
-    return Solution(
-        tuple(p.grad_x.tolist()),
-        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {fmt(p.upstream * p.gain)}, "
-        f"giving {fmt(p.grad_x)}; central differences agree on {sum(c.passed for c in input_check.checks)} of "
-        f"{len(input_check.checks)} coordinates.",
-        pitfalls=(
-            (
-                tuple((p.forward.inverse_rms * p.upstream * p.gain).tolist()),
-                "That treats the RMS as a constant; x also moves the RMS, which adds a second term.",
+    "centering-and-batch",
+    "What RMSNorm leaves out",
+    "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
+    Choice.of(
+        {
+            "it subtracts the feature mean and uses statistics of the other examples in the batch": (
+                "That describes BatchNorm, which centers each feature with the statistics of the batch."
             ),
-        ),
-    )
-
-
-@exercise(
-    "grad-gain",
-    "The gain's gradient",
-    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
-    PAIR,
-    "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+            "it subtracts the feature mean but uses only the one example": (
+                "That describes LayerNorm, which subtracts each example's own mean."
+            ),
+            "it keeps the mean but uses statistics of the other examples in the batch": (
+                "A statistic shared across the batch would make an example's output depend on its"
+                " companions; look at which numbers enter the mean square."
+            ),
+            "neither: it rescales each example by that example's own RMS and keeps its mean": "",
+        }
+    ),
+    "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
 )
-def _grad_gain() -> Solution:
-    p = evidence.primary()
-    _, gain_check = evidence.gradient_checks(p)
+def _centering_and_batch() -> Solution:
+    h = evidence.history()
+    mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
+    centers = abs(h.rms_mean) < 1e-12
+    index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
     return Solution(
-        tuple(p.grad_gain.tolist()),
-        f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)} = {fmt(p.grad_gain)}; "
-        f"central differences agree on {sum(c.passed for c in gain_check.checks)} of "
-        f"{len(gain_check.checks)} coordinates.",
-        pitfalls=((tuple((p.upstream * p.forward.output).tolist()), "That uses y; the gain multiplies x-hat."),),
+        index,
+        f"The anchor {_nums(example.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
+        f"{_nums(example.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
+        f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
+        f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
     )
-
-
-# --- one more prediction for each page that asks its own -----------------------------
 
 
 @exercise(
@@ -581,6 +391,9 @@ def _anchor_mean() -> Solution:
         "on one side of zero stays there.",
         pitfalls=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
     )
+
+
+# --- Scale invariance and the epsilon boundary (scale-and-epsilon.md) -----------------------------
 
 
 @exercise(
@@ -603,17 +416,7 @@ def _crossover_rms() -> Solution:
     )
 
 
-BATCH_OPTIONS = ("BatchNorm only", "LayerNorm only", "RMSNorm only", "all three", "none of them")
-BATCH_NOTES = {
-    BATCH_OPTIONS[
-        1
-    ]: "LayerNorm's mean and variance come from the anchor's own features; a companion cannot reach them.",
-    BATCH_OPTIONS[2]: "RMSNorm's mean square comes from the anchor's own features; a companion cannot reach it.",
-    BATCH_OPTIONS[3]: "LayerNorm and RMSNorm take their statistics across one example's features; "
-    "can a companion change those?",
-    BATCH_OPTIONS[4]: "One of the three takes its statistics across the examples of the batch, so the companion "
-    "enters them.",
-}
+# --- From BatchNorm and LayerNorm to pre-norm language models (history.md) ------------------------
 
 
 @exercise(
@@ -621,7 +424,24 @@ BATCH_NOTES = {
     "Whose output depends on the batch",
     f"The anchor {_nums(example.ANCHOR)} is normalized next to {_nums(example.COMPANION)}, then next to a copy "
     "of itself. Whose output for the anchor changes?",
-    Choice(BATCH_OPTIONS),
+    Choice.of(
+        {
+            "BatchNorm only": "",
+            "LayerNorm only": (
+                "LayerNorm's mean and variance come from the anchor's own features; a companion cannot reach them."
+            ),
+            "RMSNorm only": (
+                "RMSNorm's mean square comes from the anchor's own features; a companion cannot reach it."
+            ),
+            "all three": (
+                "LayerNorm and RMSNorm take their statistics across one example's features; can a"
+                " companion change those?"
+            ),
+            "none of them": (
+                "One of the three takes its statistics across the examples of the batch, so the companion enters them."
+            ),
+        }
+    ),
     "Which of the three takes its statistics across the examples of a batch?",
 )
 def _companion_changes() -> Solution:
@@ -637,18 +457,41 @@ def _companion_changes() -> Solution:
         right,
         f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
         f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times.",
-        _wrong_choices(BATCH_OPTIONS, BATCH_NOTES, right),
     )
 
 
-DTYPE_OPTIONS = ("int64", "float16", "float32", "float64")
-DTYPE_NOTES = {
-    DTYPE_OPTIONS[0]: "x / RMS is rarely a whole number, so an integer output would round the result away.",
-    DTYPE_OPTIONS[1]: "float16 overflows above 65504 and keeps about three digits; the policy never narrows "
-    "integers that far.",
-    DTYPE_OPTIONS[2]: "int64 values can need more than float32's 24 significant bits; the policy does not risk "
-    "losing them.",
-}
+# --- The implementation (implementation.md) -------------------------------------------------------
+
+
+HALF = precision.HALF_PRECISION_ROW[0]  # the precision page's float16 example
+HALF_MAX = float(np.finfo(np.float16).max)
+
+
+@exercise(
+    "half-precision-square",
+    f"{HALF:g} squared in float16",
+    f"In float16, what is {HALF:g} squared?",
+    Choice.of(
+        {
+            f"{HALF**2:g}": f"{HALF**2:g} is the exact square, but it is larger than any finite float16 can be.",
+            f"{HALF_MAX:g}, the largest float16": (
+                "Floating point does not stop at its largest value: a result too large to hold is not clamped to it."
+            ),
+            "inf": "",
+            "nan": ("NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one."),
+        }
+    ),
+    f"float16's largest finite value is {HALF_MAX:g}.",
+)
+def _half_precision_square() -> Solution:
+    with np.errstate(over="ignore"):
+        square = np.square(np.float16(HALF))
+    index = 2 if np.isinf(square) else 0 if square == HALF**2 else 1 if square == HALF_MAX else 3
+    return Solution(
+        index,
+        f"np.square(np.float16({HALF:g})) is {square}: {HALF**2:g} is beyond float16's largest value, "
+        f"{HALF_MAX:g}, so it overflows. That is why float16 input is computed in float32.",
+    )
 
 
 @exercise(
@@ -656,16 +499,86 @@ DTYPE_NOTES = {
     "Integers in: which dtype out?",
     f"rms_norm is handed the integer array {_nums(X)} (dtype int64). x / RMS needs floating point. In which "
     "dtype does the output come back, if the package keeps as many of an int64's digits as it can?",
-    Choice(DTYPE_OPTIONS),
+    Choice.of(
+        {
+            "int64": "x / RMS is rarely a whole number, so an integer output would round the result away.",
+            "float16": (
+                f"float16 overflows above {HALF_MAX:g} and keeps about three digits; the policy never "
+                "narrows integers that far."
+            ),
+            "float32": (
+                "int64 values can need more than float32's 24 significant bits; the policy does not risk losing them."
+            ),
+            "float64": "",
+        }
+    ),
     "Compare the significant bits each float format keeps with an int64's 63.",
 )
 def _integer_dtype() -> Solution:
     dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
-    right = DTYPE_OPTIONS.index(str(dtype))
+    right = EXERCISES["integer-dtype"].kind.options.index(str(dtype))
     return Solution(
         right,
         f"rms_norm(np.array({_nums(X)}, dtype=int64)) returns {dtype}: integers and bools are computed in float64.",
-        _wrong_choices(DTYPE_OPTIONS, DTYPE_NOTES, right),
+    )
+
+
+# --- The backward pass (backward.md) --------------------------------------------------------------
+
+
+@exercise(
+    "grad-x",
+    "The input's gradient",
+    f"x = {X_TEXT}, g = {G_TEXT}, eps = {DEFAULT_EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
+    "What is grad_x? Six decimals.",
+    PAIR,
+    "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
+    "grad_x = r * (u - x-hat * mean(u * x-hat)).",
+)
+def _grad_x() -> Solution:
+    p = evidence.primary()
+    derivation = f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {fmt(p.upstream * p.gain)}"
+    constant_rms = (p.forward.inverse_rms * p.upstream * p.gain, "That treats the RMS as a constant; x also moves "
+                    "the RMS, which adds a second term.")  # fmt: skip
+    return _gradient(p.grad_x, derivation, evidence.gradient_checks(p)[0], constant_rms)
+
+
+def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray, str]) -> Solution:
+    """A gradient of the worked example: how it is derived, and how far central differences agree with it."""
+    explanation = f"{derivation}, giving {fmt(values)}; {_agreement(check)}."
+    return Solution(tuple(values.tolist()), explanation, pitfalls=((tuple(slip[0].tolist()), slip[1]),))
+
+
+@exercise(
+    "grad-gain",
+    "The gain's gradient",
+    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
+    PAIR,
+    "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+)
+def _grad_gain() -> Solution:
+    p = evidence.primary()
+    derivation = f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)}"
+    uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
+    return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
+
+
+@exercise(
+    "gain-gradient-shape",
+    "The gain gradient's shape",
+    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm, whose gain holds one number per "
+    "feature. What is the shape of the gain's gradient?",
+    Shape(),
+    "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
+)
+def _gain_gradient_shape() -> Solution:
+    x, gain, upstream, _ = _shape_example()
+    grad_x, grad_gain = rms_norm_backward(x, gain, DEFAULT_EPS, upstream)
+    return Solution(
+        grad_gain.shape,
+        f"grad_gain has shape {grad_gain.shape}, the gain's own shape: it sums grad_output * x-hat over all "
+        f"{int(np.prod(x.shape[:-1]))} rows. grad_x has the input's shape {grad_x.shape}.",
+        pitfalls=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
     )
 
 
@@ -696,6 +609,75 @@ def _grad_x_scaled() -> Solution:
     )
 
 
+# --- Boundaries (boundaries.md) -------------------------------------------------------------------
+
+
+ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "an error that names the row")
+
+
+def _zero_row_outcome(eps: float) -> tuple[int, str]:
+    """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
+    try:
+        output = rms_norm(example.ZERO_ROW, G, eps)
+    except RMSNormError as error:
+        return 2, f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
+    quoted = f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+    if np.all(output == 0):
+        return 0, quoted
+    if np.all(np.isnan(output)):
+        return 1, quoted
+    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW_OPTIONS}")
+
+
+@exercise(
+    "zero-row-positive-eps",
+    "An all-zero row, with eps > 0",
+    f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {DEFAULT_EPS:g}?",
+    Choice.of(
+        {
+            ZERO_ROW_OPTIONS[0]: "",
+            ZERO_ROW_OPTIONS[1]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
+            ZERO_ROW_OPTIONS[2]: (
+                "With eps > 0 the division is well defined for every row, so nothing here needs refusing."
+            ),
+        }
+    ),
+    "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
+)
+def _zero_row_positive_eps() -> Solution:
+    index, quoted = _zero_row_outcome(DEFAULT_EPS)
+    return Solution(
+        index,
+        f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.",
+    )
+
+
+@exercise(
+    "zero-row-zero-eps",
+    "An all-zero row, with eps = 0",
+    f"With eps = 0 the formula divides the all-zero row {_nums(example.ZERO_ROW)} by sqrt(0). "
+    "What does this package's rms_norm do with that row?",
+    Choice.of(
+        {
+            ZERO_ROW_OPTIONS[0]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
+            ZERO_ROW_OPTIONS[1]: (
+                "NaN is what the formula gives (0 / 0), and what PyTorch returns; the question is"
+                " what this package does, and it checks the row before it divides."
+            ),
+            ZERO_ROW_OPTIONS[2]: "",
+        }
+    ),
+    "This package checks every row before it divides, and says which row it cannot normalize.",
+)
+def _zero_row_zero_eps() -> Solution:
+    index, quoted = _zero_row_outcome(0.0)
+    return Solution(
+        index,
+        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0: the formula gives NaN, and PyTorch returns "
+        "it. This package refuses the row instead, naming it, so the NaN cannot spread through later layers.",
+    )
+
+
 @exercise(
     "huge-row",
     "A row whose squares overflow",
@@ -716,89 +698,92 @@ def _huge_row() -> Solution:
     )
 
 
-@exercise(
-    "plateau-value",
-    "The mean square of x-hat",
-    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat? Six decimals.",
-    Number(),
-    "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
-)
-def _normalized_mean_square() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
-    value = float(np.mean(np.square(forward.normalized)))
-    return Solution(
-        value,
-        f"x-hat = {fmt(forward.normalized)} has mean square {fmt(value)} = {forward.mean_square[0]:g} / "
-        f"({forward.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
-        pitfalls=((float(np.mean(np.square(forward.output))), "That is the output's mean square, after the gain."),),
-    )
-
-
-SQUARE_OPTIONS = ("90000", "65504, the largest float16", "inf", "nan")
-SQUARE_NOTES = {
-    SQUARE_OPTIONS[0]: "90000 is the exact square, but it is larger than any finite float16 can be.",
-    SQUARE_OPTIONS[1]: "Floating point does not stop at its largest value: a result too large to hold is not "
-    "clamped to it.",
-    SQUARE_OPTIONS[3]: "NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one.",
-}
+# --- RMSNorm inside the model (in-the-model.md) ---------------------------------------------------
 
 
 @exercise(
-    "half-precision-square",
-    "300 squared in float16",
-    "In float16, what is 300 squared?",
-    Choice(SQUARE_OPTIONS),
-    "float16's largest finite value is 65504.",
-)
-def _half_square() -> Solution:
-    with np.errstate(over="ignore"):
-        square = np.square(np.float16(300))
-    index = 2 if np.isinf(square) else 0 if square == 90000 else 1 if square == 65504 else 3
-    return Solution(
-        index,
-        f"np.square(np.float16(300)) is {square}: 90000 is beyond float16's largest value, 65504, so it overflows. "
-        "That is why float16 input is computed in float32.",
-        _wrong_choices(SQUARE_OPTIONS, SQUARE_NOTES, index),
-    )
-
-
-@exercise(
-    "float16-formula-row",
-    "The formula, all in float16",
-    f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
-    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}? Six decimals.",
-    Vector(len(precision.HALF_PRECISION_ROW)),
-    "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
-)
-def _float16_formula_row() -> Solution:
-    row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
-    with np.errstate(over="ignore"):
-        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), DEFAULT_EPS)
-    upcast = rms_norm(row, None, DEFAULT_EPS)
-    return Solution(
-        tuple(float(v) for v in formula),
-        f"In float16, {row[0]:g} squared overflows to inf, the mean and its root are inf, and x / inf is 0: "
-        f"{fmt(formula)}. rms_norm computes in float32 and returns {fmt(upcast)} in float16.",
-        pitfalls=(
-            (
-                tuple(float(v) for v in upcast),
-                "That is what the package returns, computing in float32; the formula as written stays in float16.",
+    "pre-norm-placement",
+    "Where the norm sits in a block",
+    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
+    Choice.of(
+        {
+            "on the residual stream after the addition: h = RMSNorm(h + F(h))": (
+                "That is post-norm: the norm sits on the stream itself, after each addition."
             ),
-        ),
+            ("at the input of the learned branch only: h = h + F(RMSNorm(h)), the identity path untouched"): "",
+            "at the output of the learned branch: h = h + RMSNorm(F(h))": (
+                "Normalizing the branch's output fixes the size of what it adds, but the branch "
+                "still reads the raw stream."
+            ),
+            "on both paths: h = RMSNorm(h) + F(RMSNorm(h))": (
+                "Normalizing both paths replaces the stream by a normalized copy, so the identity"
+                " path no longer carries h."
+            ),
+        }
+    ),
+    "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
+)
+def _pre_norm_placement() -> Solution:
+    """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
+    block = PreNormBlock(len(X), seed=SHAPE_SEED)
+    x = np.array([X, example.ANCHOR])  # two positions of a sequence, width d = 2
+    trace = block.trace(x)
+    norm, branch = block.attention_norm, block.mixing
+    candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
+    matches = [index for index, h in enumerate(candidates) if np.array_equal(h, trace.h)]
+    if len(matches) != 1:
+        raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
+    return Solution(
+        matches[0],
+        "In the package's PreNormBlock the attention branch reads rows with mean square "
+        f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
+        f"itself is never normalized: its rows' mean squares are {fmt(np.mean(np.square(x), axis=-1))} going "
+        f"in and {fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added, not one. LLaMA "
+        "normalizes the input of each sublayer the same way.",
     )
 
 
-OUTCOME_OPTIONS = (
-    "no normalization",
-    "LayerNorm, by more than a fifth",
-    "RMSNorm, by more than a fifth",
-    "LayerNorm and RMSNorm, within a fifth of each other",
+@exercise(
+    "no-decay-policy",
+    "Who decides weight decay",
+    "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
+    Choice.of(
+        {
+            "the RMSNorm formula contains a term that cancels weight decay": (
+                "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay, so nothing cancels it."
+            ),
+            (
+                "the optimizer decides which parameters are decayed, through its parameter "
+                "groups; the formula never mentions it"
+            ): "",
+            "the gain has no gradient, so decay would be its only update": (
+                "The gain does get a gradient: each g_i multiplies an output, so the loss depends on it."
+            ),
+            "weight decay is applied inside the forward pass": (
+                "Weight decay shrinks parameters in the optimizer's update step, not in the forward pass."
+            ),
+        }
+    ),
+    "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
 )
-OUTCOME_NOTES = {
-    OUTCOME_OPTIONS[0]: "Without a norm the stream grows with depth and the first steps are spent taming it.",
-    OUTCOME_OPTIONS[1]: "Subtracting the mean is the one thing LayerNorm adds; look at whether this task needs it.",
-    OUTCOME_OPTIONS[2]: "RMSNorm does less than LayerNorm, not more; what could it gain here?",
-}
+def _no_decay_policy() -> Solution:
+    layer = RMSNorm(len(X), DEFAULT_EPS, example.GAIN_NAME)
+    (gain,) = layer.parameters()
+    usual = adamw_parameter_groups(layer.parameters())
+    decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
+    if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
+        raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
+    _, grad_gain = rms_norm_backward(X, G, DEFAULT_EPS, UPSTREAM)
+    return Solution(
+        1,
+        f"By default the optimizer leaves every parameter of rank one or less undecayed, so the gain "
+        f"{example.GAIN_NAME} (shape {gain.value.shape}) lands in the no-decay group; passing no_decay=[] moves it "
+        "to the decay group, and the layer computes exactly the same output either way. The gain does get a "
+        f"gradient ({fmt(grad_gain)} in the worked example).",
+    )
+
+
+# --- Does the centre matter in training? (training.md) --------------------------------------------
 
 
 @exercise(
@@ -806,7 +791,16 @@ OUTCOME_NOTES = {
     "Which network generalizes best",
     "The 16-block network is trained three ways from the same start: with no normalization, with LayerNorm, "
     "with RMSNorm. Which ends with the lowest loss on examples it never saw?",
-    Choice(OUTCOME_OPTIONS),
+    Choice.of(
+        {
+            "no normalization": "Without a norm the stream grows with depth and the first steps are spent taming it.",
+            "LayerNorm, by more than a fifth": (
+                "Subtracting the mean is the one thing LayerNorm adds; look at whether this task needs it."
+            ),
+            "RMSNorm, by more than a fifth": "RMSNorm does less than LayerNorm, not more; what could it gain here?",
+            "LayerNorm and RMSNorm, within a fifth of each other": "",
+        }
+    ),
     "Both norms keep every branch's input at RMS one; only one also subtracts the mean.",
 )
 def _training_outcome() -> Solution:
@@ -818,11 +812,10 @@ def _training_outcome() -> Solution:
         index,
         f"Held-out losses: {none:.3g} without a norm, {layer:.3f} with LayerNorm, {rms:.3f} with RMSNorm. "
         "Subtracting the mean bought nothing on this task.",
-        _wrong_choices(OUTCOME_OPTIONS, OUTCOME_NOTES, index),
     )
 
 
-# --- RMSNorm in today's models ---------------------------------------------------------------
+# --- RMSNorm in today's models: gains and attention (modern-gains.md) -----------------------------
 
 
 @exercise(
@@ -867,17 +860,7 @@ def _qk_logit_bound() -> Solution:
     )
 
 
-GROWTH_OPTIONS = (
-    "it stays at one at every block",
-    "it grows about as the square root of the number of blocks",
-    "it grows in proportion to the number of blocks",
-    "it grows by the branches' gain at every block, exponentially",
-)
-GROWTH_NOTES = {
-    GROWTH_OPTIONS[0]: "That is post-norm, where the stream itself is normalized; here only the branch is.",
-    GROWTH_OPTIONS[2]: "Additions of independent directions add in their squares, not in their lengths.",
-    GROWTH_OPTIONS[3]: "The branch's own gain is undone by the norm after it, before anything is added.",
-}
+# --- RMSNorm in today's models: blocks, kernels and estimates (modern-blocks.md) ------------------
 
 
 @exercise(
@@ -886,7 +869,20 @@ GROWTH_NOTES = {
     f"In a sandwich block, h + norm(F(norm(h))), each branch's output is normalized to RMS one before it is "
     f"added. Over {modern.DEPTH} blocks whose branches amplify {modern.BRANCH_GAIN:g}-fold, in independent "
     "directions, how does the residual stream's RMS grow?",
-    Choice(GROWTH_OPTIONS),
+    Choice.of(
+        {
+            "it stays at one at every block": (
+                "That is post-norm, where the stream itself is normalized; here only the branch is."
+            ),
+            "it grows about as the square root of the number of blocks": "",
+            "it grows in proportion to the number of blocks": (
+                "Additions of independent directions add in their squares, not in their lengths."
+            ),
+            "it grows by the branches' gain at every block, exponentially": (
+                "The branch's own gain is undone by the norm after it, before anything is added."
+            ),
+        }
+    ),
     "Add vectors of RMS one in independent directions: what happens to the mean square of the sum?",
 )
 def _sandwich_growth() -> Solution:
@@ -899,7 +895,6 @@ def _sandwich_growth() -> Solution:
         f"The seeded stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after 0, 4 and "
         f"{modern.DEPTH} blocks: a slope of {exponent:.2f} in log-log, the square root's 0.5. Pre-norm, whose "
         f"branches add unnormalized outputs, reaches {depth.stream_rms['pre-norm'][-1]:.1f}.",
-        _wrong_choices(GROWTH_OPTIONS, GROWTH_NOTES, index),
     )
 
 
@@ -925,13 +920,6 @@ def _fused_bytes() -> Solution:
     )
 
 
-ERROR_OPTIONS = ("about 0.04%", "about 0.4%", "about 4%", "about 40%")
-ERROR_SIZES = (0.0004, 0.004, 0.04, 0.4)
-ERROR_NOTES = {
-    ERROR_OPTIONS[0]: "That would need a million values; the mean square of n values is off by about sqrt(2 / n).",
-    ERROR_OPTIONS[1]: "That would need tens of thousands of values, more than the whole row holds.",
-    ERROR_OPTIONS[3]: "That is the error of an estimate from a handful of values, not from hundreds.",
-}
 PARTIAL_SHARE = 0.0625
 
 
@@ -941,19 +929,57 @@ PARTIAL_SHARE = 0.0625
     f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
     f"independent standard normal values and p = {PARTIAL_SHARE:.2%} ({int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])} "
     "values), about how far off is the estimate, typically?",
-    Choice(ERROR_OPTIONS),
+    Choice.of(
+        {
+            "about 0.04%": (
+                "That would need a million values; the mean square of n values is off by about sqrt(2 / n)."
+            ),
+            "about 0.4%": "That would need tens of thousands of values, more than the whole row holds.",
+            "about 4%": "",
+            "about 40%": "That is the error of an estimate from a handful of values, not from hundreds.",
+        }
+    ),
     "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
 )
 def _partial_rms_error() -> Solution:
     partial = modern.partial_rms()
     error = float(partial.median_error[modern.LLAMA_WIDTHS[0]][modern.SHARES.index(PARTIAL_SHARE)])
-    index = int(np.argmin([abs(np.log(error / size)) for size in ERROR_SIZES]))
+    sizes = [float(option.strip("about %")) / 100 for option in EXERCISES["partial-rms-error"].kind.options]
+    index = int(np.argmin([abs(np.log(error / size)) for size in sizes]))
     count = int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])
     return Solution(
         index,
         f"Over {modern.ROWS:,} seeded rows the median error is {error:.2%}; sqrt(1 / (2 n)) for n = {count} is "
         f"{modern.partial_rms_spread(count):.2%}, the spread around which that median sits.",
-        _wrong_choices(ERROR_OPTIONS, ERROR_NOTES, index),
+    )
+
+
+# --- Precision (precision.md) ---------------------------------------------------------------------
+
+
+@exercise(
+    "float16-formula-row",
+    "The formula, all in float16",
+    f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
+    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}? Six decimals.",
+    Vector(len(precision.HALF_PRECISION_ROW)),
+    "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
+)
+def _float16_formula_row() -> Solution:
+    row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
+    with np.errstate(over="ignore"):
+        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), DEFAULT_EPS)
+    upcast = rms_norm(row, None, DEFAULT_EPS)
+    return Solution(
+        tuple(float(v) for v in formula),
+        f"In float16, {row[0]:g} squared overflows to inf, the mean and its root are inf, and x / inf is 0: "
+        f"{fmt(formula)}. rms_norm computes in float32 and returns {fmt(upcast)} in float16.",
+        pitfalls=(
+            (
+                tuple(float(v) for v in upcast),
+                "That is what the package returns, computing in float32; the formula as written stays in float16.",
+            ),
+        ),
     )
 
 

@@ -25,12 +25,12 @@ from .example import (
     COMPANION,
     GAIN,
     GAIN_NAME,
+    GRADIENT_STEP,
+    GRADIENT_TOLERANCE,
     IDEAL_EPS,
     INPUT,
     SCALE_FACTOR,
-    STEP,
     TINY_INPUT,
-    TOLERANCE,
     UPSTREAM,
     ZERO_ROW,
 )
@@ -100,7 +100,7 @@ def scale_card(label: str, x=INPUT, eps: float = DEFAULT_EPS, factor: float = SC
 
 
 def scale_cards() -> tuple[ScaleCard, ScaleCard, ScaleCard]:
-    """The seed's three cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
+    """The Rust chapter's three cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
     return (
         scale_card("ideal", INPUT, IDEAL_EPS),
         scale_card("production", INPUT, DEFAULT_EPS),
@@ -153,7 +153,7 @@ def dot_output_loss(
 
 
 def gradient_checks(
-    p: Primary, step: float = STEP, tolerance: float = TOLERANCE
+    p: Primary, step: float = GRADIENT_STEP, tolerance: float = GRADIENT_TOLERANCE
 ) -> tuple[GradientCheckReport, GradientCheckReport]:
     """Central differences on every input and every gain coordinate of the worked example."""
     of_input, of_gain = dot_output_loss(p.upstream, p.gain, p.x, p.eps)
@@ -197,7 +197,7 @@ def _tape_bits(forward: TapeRMSNormForward, *grads: np.ndarray) -> list[bytes]:
     return [a.tobytes() for a in (f.mean_square.value, f.inverse_rms.value, f.output.value, *grads)]
 
 
-def tape_evidence(p: Primary, step: float = STEP, tolerance: float = TOLERANCE) -> TapeEvidence:
+def tape_evidence(p: Primary, step: float = GRADIENT_STEP, tolerance: float = GRADIENT_TOLERANCE) -> TapeEvidence:
     """Compare the tape with the closed form, with central differences of its own forward, and with itself."""
     (forward, grad_x, grad_gain), replay = _tape_run(p), _tape_run(p)
     of_input, of_gain = dot_output_loss(p.upstream, p.gain, p.x, p.eps, lambda *a: tape_rms_norm(*a).output.value)

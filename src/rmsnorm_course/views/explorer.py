@@ -88,6 +88,9 @@ def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
     ]
 
 
+BAR_HEADROOM = 1.15  # the bars' axis reaches this far beyond the largest |x-hat_i|, in the figure and the page
+
+
 def bar_limit(vector: str) -> float:
     """The largest |x-hat_i| the vector can reach (at eps = 0), so its bars keep one scale as the controls move."""
     x = np.array(VECTORS[vector], dtype=np.float64)

@@ -35,7 +35,7 @@ from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms  # 
 from ..studies.precision import Sweep  # noqa: E402
 from ..studies.roofline import Roofline  # noqa: E402
 from ..studies.training import Run  # noqa: E402
-from .explorer import RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve  # noqa: E402
+from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve  # noqa: E402
 from .report import fmt  # noqa: E402
 
 # A colour-blind-safe palette (Okabe and Ito), always paired with a line style.
@@ -124,7 +124,7 @@ def explorer_figure(state: ExplorerState) -> Figure:
         label=f"x-hat(a·x), a = {state.scale:.3g}",
     )
     bars.axhline(0, color=GREY, linewidth=0.8)
-    limit = 1.15 * bar_limit(state.vector)
+    limit = BAR_HEADROOM * bar_limit(state.vector)
     bars.set_ylim(-limit if np.any(state.x < 0) else 0.0, limit)
     bars.set_xticks(index)
     bars.set_xlabel("coordinate i")
@@ -141,16 +141,8 @@ def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> 
     edges = np.linspace(-5, 7, bins + 1)
     series = (("input", comparison.inputs), ("RMSNorm", comparison.rms_normed), ("LayerNorm", comparison.layer_normed))
     for (label, values), (style, colour, _) in zip(series, STYLES):
-        ax.hist(
-            values.ravel(),
-            bins=edges,
-            density=True,
-            histtype="step",
-            linestyle=style,
-            color=colour,
-            linewidth=1.6,
-            label=f"{label} (mean {np.mean(values):.2f})",
-        )
+        outline = {"histtype": "step", "linestyle": style, "color": colour, "linewidth": 1.6}
+        ax.hist(values.ravel(), bins=edges, density=True, label=f"{label} (mean {np.mean(values):.2f})", **outline)
     ax.set_xlabel("activation value")
     ax.set_ylabel("density")
     ax.legend(fontsize=SMALLEST_TEXT)
@@ -560,13 +552,17 @@ def roofline_figure(r: Roofline) -> Figure:
         markersize=9,
         label=f"rms_norm measured: {r.achieved / giga:.1f} GFLOP/s",
     )
+    _roofline_axes(ax, "GFLOP/s (log scale)")
+    return fig
+
+
+def _roofline_axes(ax, ylabel: str) -> None:
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
-    ax.set_ylabel("GFLOP/s (log scale)")
+    ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
-    return fig
 
 
 def gain_decay_figure(decay: GainDecay) -> Figure:
@@ -635,12 +631,7 @@ def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
             markersize=9,
             label=f"{kernel.name}: {kernel.bytes_per_element()} bytes, {at:.3g} flops per byte",
         )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
-    ax.set_ylabel("GFLOP/s allowed (log scale)")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
+    _roofline_axes(ax, "GFLOP/s allowed (log scale)")
     return fig
 
 

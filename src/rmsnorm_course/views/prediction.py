@@ -3,11 +3,12 @@
 ``Prediction("mean-square")`` displays as a live widget in Jupyter, whose verdicts come
 from ``check``, and in the HTML book as a kernel-free form. The form carries its
 exercise as data (the kind, the reference, the known slips, and every text a verdict
-can say, from ``feedback.page_words``); ``static/prediction.js`` reads what the reader
-types by the rules of ``exercises.reading`` (``answer-rules.js``, written from
-``reading.rules()``) and picks the verdict by the rules of ``feedback.judge``. Both
-scripts are served once per page by the book's build. Without them (or without
-JavaScript) a box still shows the question and, folded away, the reference answer.
+can say, from ``feedback.page_words``). ``static/prediction.js`` reads what the reader
+types by the rules of ``exercises.reading`` and picks the verdict by the rules of
+``feedback.judge``; what every box shares (those rules, the chapter's exercise ids and
+each verdict's look) is ``DATA_SCRIPT``. Both scripts are served once per page by the
+book's build. Without them (or without JavaScript) a box still shows the question and,
+folded away, the reference answer.
 
 On a chapter page a box also holds back what follows it until it has a verdict or
 the reader opens its answer (``gate``); the review page's boxes do not.
@@ -26,12 +27,25 @@ from ..exercises.kinds import Choice
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
-RULES_SCRIPT = "answer-rules.js"  # the reading rules, as the page's script receives them
+DATA_SCRIPT = "prediction-data.js"  # what every box on every page shares, served once
+DATA_GLOBAL = "window.rmsnormPredictionData"
 
 
-def rules_script() -> str:
-    """The contents of ``RULES_SCRIPT``: ``exercises.reading``'s rules as data."""
-    return f"window.rmsnormAnswerRules = {json.dumps(reading.rules(), ensure_ascii=True)};\n"
+def shared_data() -> dict[str, object]:
+    """The reading rules, every exercise id in the grader's order, and each outcome's look."""
+    return {
+        "rules": reading.rules(),
+        "chapter": list(registry.EXERCISES),
+        "looks": {
+            outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
+            for outcome, (mark, word, colour) in LOOKS.items()
+        },
+    }
+
+
+def data_script() -> str:
+    """The contents of ``DATA_SCRIPT``."""
+    return f"{DATA_GLOBAL} = {json.dumps(shared_data(), ensure_ascii=True)};\n"
 
 
 def exercise_data(exercise_id: str) -> dict[str, object]:
@@ -45,11 +59,6 @@ def exercise_data(exercise_id: str) -> dict[str, object]:
         "answer": kind.plain(solution.answer),
         "pitfalls": [[kind.plain(value), note] for value, note in solution.pitfalls],
         "words": page_words(exercise),
-        "chapter": list(registry.EXERCISES),  # every id in the grader's order, for "Download my answers"
-        "looks": {
-            outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
-            for outcome, (mark, word, colour) in LOOKS.items()
-        },
     }
 
 

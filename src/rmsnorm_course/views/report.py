@@ -77,26 +77,29 @@ def _history(e: Evidence) -> str:
     )
 
 
-def _gradient_check_summary(input_check: GradientCheckReport, gain_check: GradientCheckReport) -> tuple[str, str]:
-    """``2/2 input, 2/2 gain coordinates`` and ``pass`` or ``FAIL``."""
+def _central_differences(input_check: GradientCheckReport, gain_check: GradientCheckReport) -> str:
+    """``central differences (step 1e-06, tolerance 2e-06): 2/2 input, 2/2 gain coordinates: pass``."""
     counts = ", ".join(
         f"{sum(c.passed for c in report.checks)}/{len(report.checks)} {name}"
         for name, report in (("input", input_check), ("gain coordinates", gain_check))
     )
-    return counts, "pass" if input_check.passed and gain_check.passed else "FAIL"
+    verdict = "pass" if input_check.passed and gain_check.passed else "FAIL"
+    return f"central differences (step {input_check.step:g}, tolerance {input_check.tolerance:g}): {counts}: {verdict}"
+
+
+def _replay(bitwise: bool) -> str:
+    return f"replay: {'bitwise identical' if bitwise else 'DIFFERS'}"
 
 
 def _reverse(e: Evidence) -> str:
     p = e.primary
-    checks, verdict = _gradient_check_summary(e.input_check, e.gain_check)
     return "\n".join(
         [
             f"Reverse pass: upstream {fmt(p.upstream)}",
             f"  grad_x              {fmt(p.grad_x)}",
             f"  grad_gain           {fmt(p.grad_gain)}",
-            f"  central differences (step {e.input_check.step:g}, tolerance {e.input_check.tolerance:g}): "
-            f"{checks}: {verdict}",
-            f"  replay: {'bitwise identical' if e.replay_bitwise else 'DIFFERS'}",
+            f"  {_central_differences(e.input_check, e.gain_check)}",
+            f"  {_replay(e.replay_bitwise)}",
             f"  optimizer policy: {GAIN_NAME} -> {'no-decay' if GAIN_NAME in e.groups.no_decay else 'decay'}",
         ]
     )
@@ -104,7 +107,6 @@ def _reverse(e: Evidence) -> str:
 
 def _tape(e: Evidence) -> str:
     t = e.tape
-    checks, verdict = _gradient_check_summary(t.input_check, t.gain_check)
     return "\n".join(
         [
             f"Tape: the worked example from primitives, gradients by reverse mode ({t.nodes} nodes)",
@@ -115,9 +117,8 @@ def _tape(e: Evidence) -> str:
             f"   (reference max |difference| {t.output_difference:.3g})",
             f"  tape grad_x           {fmt(t.grad_x)}   (closed form max |difference| {t.grad_x_difference:.3g})",
             f"  tape grad_gain        {fmt(t.grad_gain)}   (closed form max |difference| {t.grad_gain_difference:.3g})",
-            f"  tape central differences (step {t.input_check.step:g}, tolerance {t.input_check.tolerance:g}): "
-            f"{checks}: {verdict}",
-            f"  tape replay: {'bitwise identical' if t.replay_bitwise else 'DIFFERS'}",
+            f"  tape {_central_differences(t.input_check, t.gain_check)}",
+            f"  tape {_replay(t.replay_bitwise)}",
         ]
     )
 

@@ -1,7 +1,8 @@
 """The explorer for readers without a kernel: HTML controls and a few lines of JavaScript.
 
-The JavaScript (``static/explorer.js``) computes x-hat = x / sqrt(mean(x**2) + eps)
-in the browser. This module writes the page fragment around it: the controls, the
+The JavaScript (``static/explorer.js``, which the book serves once, like the prediction
+boxes' script) computes x-hat = x / sqrt(mean(x**2) + eps) in the browser. This module
+writes the page fragment it wires up: the controls, the
 readouts and figure for the default setting (so the page shows real values even
 with scripts off), and ``rms_norm``'s own values at a few settings, which the
 script checks itself against on load.
@@ -14,10 +15,12 @@ import html
 import json
 import math
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from ..core.reference import DEFAULT_EPS
 from ..studies.example import SCALE_FACTOR
 from .explorer import (
+    BAR_HEADROOM,
     EPS_CHOICES,
     RMS_WINDOW,
     SCALE_MAX,
@@ -29,8 +32,9 @@ from .explorer import (
     explore,
     readout_rows,
 )
-from .figures import explorer_figure, png_bytes
+from .figures import BLUE, GREY, ORANGE, explorer_figure, png_bytes
 
+SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "explorer.js"  # wires every explorer on a page
 CHECK_SETTINGS = (
     (START_VECTOR, SCALE_FACTOR, DEFAULT_EPS),
     (START_VECTOR, 1e-4, 0.0),
@@ -45,7 +49,7 @@ LIVE_VERSION = (
 )
 
 
-def check_values(vector: str, scale: float, eps: float) -> dict[str, object]:
+def reference_values(vector: str, scale: float, eps: float) -> dict[str, object]:
     """``rms_norm``'s values at one setting, for the script to compare itself with."""
     state = explore(vector, scale, eps)
     return {
@@ -66,7 +70,9 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
         "vectors": VECTORS,
         "bar_limits": {name: bar_limit(name) for name in VECTORS},  # each vector's bars keep one scale
         "rms_window": RMS_WINDOW,
-        "checks": [check_values(*setting) for setting in CHECK_SETTINGS],
+        "palette": {"blue": BLUE, "orange": ORANGE, "grey": GREY},
+        "headroom": BAR_HEADROOM,
+        "checks": [reference_values(*setting) for setting in CHECK_SETTINGS],
     }
     config_json = json.dumps(config).replace("</", "<\\/")  # never close the script tag early
     vector_options = "".join(
@@ -83,7 +89,6 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
         for i, (label, text) in enumerate(readout_rows(state))
     )
     figure = base64.b64encode(png_bytes(explorer_figure(state))).decode("ascii")
-    script = files("rmsnorm_course.views").joinpath("static/explorer.js").read_text()
     return f"""<div class="rmsnorm-explorer">
 <p class="rmsnorm-explorer-note">{LIVE_VERSION}</p>
 <form class="rmsnorm-explorer-controls" onsubmit="return false">
@@ -104,5 +109,4 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
  aria-label="mean of x-hat squared against the RMS of the input, with a marker at a times x"></svg>
 </div>
 <script type="application/json">{config_json}</script>
-<script>{script}</script>
 </div>"""

@@ -92,7 +92,8 @@
     if (text !== undefined) element.textContent = text;
     return element;
   }
-  const BLUE = "#0072B2", ORANGE = "#E69F00", GREY = "#555555";
+  let BLUE, ORANGE, GREY;  // figures.py's palette, from the page's data
+  let HEADROOM;  // explorer.BAR_HEADROOM
   const WIDTH = 420, HEIGHT = 258, LEFT = 48, RIGHT = 12, TOP = 52, BOTTOM = 36;
   const FONT = { "font-size": 11, fill: "#222" };
 
@@ -122,7 +123,7 @@
   // x-hat(x) and x-hat(a*x), coordinate by coordinate, on one fixed scale per vector
   // (explorer.bar_limit in Python: the largest |x-hat_i| it reaches), so the bars move as the controls do.
   function drawBars(svg, x, largest, s, scale, eps, hatch) {
-    const limit = 1.15 * largest;
+    const limit = HEADROOM * largest;
     const yMin = x.some((v) => v < 0) ? -limit : 0;
     const py = panel(svg, `eps = ${format(eps, ".6g")}: max difference ${format(s.maxDifference, ".3g")}`, "coordinate i",
       "x-hat_i (before the gain)", yMin, limit);
@@ -201,6 +202,8 @@
 
   function init(root) {
     const config = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+    ({ blue: BLUE, orange: ORANGE, grey: GREY } = config.palette);
+    HEADROOM = config.headroom;
     const controls = {
       vector: root.querySelector("[data-control='vector']"),
       scale: root.querySelector("[data-control='scale']"),

@@ -1,8 +1,9 @@
 // Prediction boxes that answer back without a kernel, and a page that waits for them.
 //
-// What an answer is comes from the package as data: the reading rules
-// (window.rmsnormAnswerRules, from exercises/reading.py) and, in each box, its exercise's
-// kind, reference, known slips and every text a verdict can say (exercises/feedback.py).
+// What an answer is comes from the package as data, in prediction-data.js: the reading rules
+// (exercises/reading.py), every exercise id in the grader's order and each verdict's look
+// (window.rmsnormPredictionData); and, in each box, its exercise's kind, reference, known
+// slips and every text a verdict can say (exercises/feedback.py).
 // This script applies them as they are: it reads, compares and picks; it composes no words.
 // Until a box has a verdict, or the reader asks for its answer, what follows it on the page
 // is out of sight; without this script, or in print, the whole page is there.
@@ -10,7 +11,8 @@
   "use strict";
   if (window.rmsnormPredictions) return;  // one copy serves every box on the page
   window.rmsnormPredictions = true;
-  const RULES = window.rmsnormAnswerRules;
+  const SHARED = window.rmsnormPredictionData;
+  const RULES = SHARED.rules;
 
   // --- reading (exercises/reading.py) --------------------------------------------------
   const TABLE = new Map(Object.entries(RULES.characters.single).map(([c, p]) => [c.codePointAt(0), p]));
@@ -154,7 +156,7 @@
     try { window.localStorage.setItem(STORE, JSON.stringify(state)); } catch (error) { /* private mode: keep going */ }
   }
 
-  let chapter = [];  // every exercise id, in the grader's order
+  const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
   function answersFile() {
@@ -234,7 +236,7 @@
     delete status.dataset.outcome;
     if (!verdict) return;
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
-    const look = data.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
+    const look = SHARED.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
     const said = verdict.answer === undefined ? "" : fill(words.said, { answer: verdict.answer });
     const head = fill(words.head, { mark: look.mark, word: look.word }) + said;
     const strong = document.createElement("strong");
@@ -274,7 +276,6 @@
 
   function wire(box) {
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
-    if (!chapter.length) chapter = data.chapter;
     if (!panel) makePanel(box);
     const input = box.querySelector("input");
     box.querySelector("form").addEventListener("submit", function (event) {

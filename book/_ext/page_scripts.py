@@ -1,0 +1,39 @@
+"""Serve the pages' scripts once: static files every page links, never a copy in the page.
+
+The prediction boxes (``rmsnorm_course.views.prediction``) and the explorer
+(``rmsnorm_course.views.static_explorer``) carry only their own data. The scripts that
+wire them are the package's own files, and the data every box shares (the reading
+rules, the chapter's exercise ids, each verdict's look) is written from the package;
+all go into the built book's static folder, so the page and the package can never ship
+different versions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rmsnorm_course.views import prediction, static_explorer
+
+
+def assets() -> dict[str, str]:
+    """Each script's name in the static folder, and its text, in the order pages load them."""
+    return {
+        prediction.DATA_SCRIPT: prediction.data_script(),
+        prediction.SCRIPT.name: prediction.SCRIPT.read_text(encoding="utf-8"),
+        static_explorer.SCRIPT.name: static_explorer.SCRIPT.read_text(encoding="utf-8"),
+    }
+
+
+def _write_scripts(app, exception) -> None:
+    if exception is None and app.builder.format == "html":
+        static = Path(app.outdir) / "_static"
+        static.mkdir(parents=True, exist_ok=True)
+        for name, text in assets().items():
+            (static / name).write_text(text, encoding="utf-8")
+
+
+def setup(app):
+    for name in assets():
+        app.add_js_file(name)
+    app.connect("build-finished", _write_scripts)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
