@@ -32,7 +32,7 @@ from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
 
 CHAPTER = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
-PAGES = [page for page in ["book/index", *CHAPTER] if page != "book/references"]
+PAGES = ["book/index", *CHAPTER]
 LAB_READY_SECONDS = 180
 RUN_ALL_MS = 240_000
 TIMINGS = ROOT / "_build" / "lab-timings.json"

@@ -19,7 +19,6 @@ from rmsnorm_course.exercises.registry import EXERCISES
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 PAGES = sorted(BOOK.glob("*.md"))
-NOTEBOOKS = [page for page in PAGES if "kernelspec" in jupytext.read(page).metadata]
 EVAL = re.compile(r"\{eval\}`([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)`")
 HIDDEN_TAGS = {"remove-input", "hide-input"}
 
@@ -34,8 +33,9 @@ def test_reading_and_writing_a_page_with_jupytext_gives_the_same_bytes(page):
     assert jupytext.writes(jupytext.reads(text, fmt="md:myst"), fmt="md:myst") == text
 
 
-@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
 def test_the_kernel_is_named_as_jupyterlab_names_it(page):
+    """JupyterLab writes the kernel it ran into a page it saves: every page names that kernel already."""
     assert jupytext.read(page).metadata["kernelspec"] == {
         "display_name": "Python 3 (ipykernel)",
         "language": "python",
@@ -43,7 +43,7 @@ def test_the_kernel_is_named_as_jupyterlab_names_it(page):
     }
 
 
-@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
 def test_cells_the_book_hides_start_collapsed_in_jupyterlab(page):
     for cell in jupytext.read(page).cells:
         if cell.cell_type != "code":
@@ -60,7 +60,7 @@ def test_prose_uses_only_markup_both_renderers_understand(page):
         assert markup not in text, f"{markup} does not render, or does not run, in JupyterLab"
 
 
-@pytest.mark.parametrize("page", NOTEBOOKS, ids=ids(NOTEBOOKS))
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
 def test_every_value_in_the_prose_is_computed_before_it_is_read(page):
     """Pages run top to bottom, in the build and in JupyterLab alike."""
     created: set[str] = set()
@@ -79,7 +79,7 @@ def test_every_value_in_the_prose_is_computed_before_it_is_read(page):
 
 
 def test_the_prose_shows_values_from_the_kernel_on_most_pages():
-    uses = {page.name: len(EVAL.findall(page.read_text())) for page in NOTEBOOKS}
+    uses = {page.name: len(EVAL.findall(page.read_text())) for page in PAGES}
     assert sum(uses.values()) > 50
     assert sum(1 for count in uses.values() if count) >= 8
 
