@@ -102,6 +102,7 @@ def _nums(values) -> str:
 
 X_TEXT, G_TEXT, TINY_TEXT = _nums(X), _nums(G), _nums(TINY)
 PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
+WORKED = rms_norm_forward(X, G, DEFAULT_EPS)  # the worked example, every intermediate of its forward pass
 
 
 # --- Predict, then test the epsilon boundary (predict.md) -----------------------------------------
@@ -115,11 +116,10 @@ PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
     "Square each coordinate, add the squares, divide by the number of coordinates d.",
 )
 def _mean_square() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     squares = " + ".join(f"{v:g}^2" for v in X)
     return Solution(
-        float(forward.mean_square[0]),
-        f"mean(x**2) = ({squares}) / {len(X)} = {forward.mean_square[0]:g}. "
+        float(WORKED.mean_square[0]),
+        f"mean(x**2) = ({squares}) / {len(X)} = {WORKED.mean_square[0]:g}. "
         "It is the average of the squares, not their sum.",
         pitfalls=((float(np.sum(np.square(X))), "That is the sum of the squares; the mean divides it by d."),),
     )
@@ -133,11 +133,10 @@ def _mean_square() -> Solution:
     "Add eps to the mean square, take the square root, then take 1 over it.",
 )
 def _reciprocal_rms() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
-    rms = float(np.sqrt(forward.mean_square[0] + DEFAULT_EPS))
+    rms = float(np.sqrt(WORKED.mean_square[0] + DEFAULT_EPS))
     return Solution(
-        float(forward.inverse_rms[0]),
-        f"1 / sqrt({forward.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(forward.inverse_rms[0])}. "
+        float(WORKED.inverse_rms[0]),
+        f"1 / sqrt({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(WORKED.inverse_rms[0])}. "
         "Every coordinate of x is multiplied by this one shared factor.",
         pitfalls=((rms, "That is the RMS itself; the question asks for 1 / RMS."),),
     )
@@ -152,12 +151,11 @@ def _reciprocal_rms() -> Solution:
     "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
 )
 def _normalized() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     unit_length = np.asarray(X) / np.linalg.norm(X)
     return Solution(
-        tuple(forward.normalized.tolist()),
-        f"x-hat = x * {fmt(forward.inverse_rms[0])} = {fmt(forward.normalized)}. "
-        f"Its mean square is {fmt(np.mean(np.square(forward.normalized)))}, just under 1 because of eps; "
+        tuple(WORKED.normalized.tolist()),
+        f"x-hat = x * {fmt(WORKED.inverse_rms[0])} = {fmt(WORKED.normalized)}. "
+        f"Its mean square is {fmt(np.mean(np.square(WORKED.normalized)))}, just under 1 because of eps; "
         "the coordinates themselves are not forced to magnitude 1.",
         pitfalls=(
             (
@@ -176,12 +174,11 @@ def _normalized() -> Solution:
     "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
 )
 def _output() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
     return Solution(
-        tuple(forward.output.tolist()),
-        f"y = g * x-hat = {_nums(G)} * {fmt(forward.normalized)} = {fmt(forward.output)}, "
+        tuple(WORKED.output.tolist()),
+        f"y = g * x-hat = {_nums(G)} * {fmt(WORKED.normalized)} = {fmt(WORKED.output)}, "
         "coordinate by coordinate: the gain rescales each feature on its own.",
-        pitfalls=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
+        pitfalls=((tuple(WORKED.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
     )
 
 
@@ -302,13 +299,12 @@ def _eps_near_zero() -> Solution:
     "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
 )
 def _plateau_value() -> Solution:
-    forward = rms_norm_forward(X, G, DEFAULT_EPS)
-    value = float(np.mean(np.square(forward.normalized)))
+    value = float(np.mean(np.square(WORKED.normalized)))
     return Solution(
         value,
-        f"x-hat = {fmt(forward.normalized)} has mean square {fmt(value)} = {forward.mean_square[0]:g} / "
-        f"({forward.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
-        pitfalls=((float(np.mean(np.square(forward.output))), "That is the output's mean square, after the gain."),),
+        f"x-hat = {fmt(WORKED.normalized)} has mean square {fmt(value)} = {WORKED.mean_square[0]:g} / "
+        f"({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
+        pitfalls=((float(np.mean(np.square(WORKED.output))), "That is the output's mean square, after the gain."),),
     )
 
 
@@ -846,7 +842,7 @@ def _one_plus_gain() -> Solution:
     "q . k is at most |q| |k|, reached when the two point the same way.",
 )
 def _qk_logit_bound() -> Solution:
-    bound = modern.qk_logit_bound()
+    bound = modern.qk_logit_bound(modern.HEAD_WIDTH)  # the width the question names
     attention = modern.qk_norm()
     return Solution(
         bound,

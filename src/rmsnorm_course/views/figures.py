@@ -214,6 +214,11 @@ def _arrow(ax, start, end, style="-"):
     )
 
 
+def _aside(ax, x, y, text, ha="left", rotation=0):
+    """A diagram's small italic side note: what a path or a box means."""
+    ax.text(x, y, text, ha=ha, va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=rotation)
+
+
 def pre_norm_block_figure() -> Figure:
     """The pre-norm residual block: identity path straight up, each learned branch behind an RMSNorm."""
     fig, (ax,) = _new(6.0, 6.4)
@@ -240,22 +245,10 @@ def pre_norm_block_figure() -> Figure:
     _arrow(ax, (branch, 6.7), (branch, 7.5))
     _arrow(ax, (branch, 8.1), (stream + 0.35, 8.6))
     _arrow(ax, (stream, 8.9), (stream, 9.2))
-    ax.text(
-        stream - 0.25,
-        2.6,
-        "identity path\n(not normalized)",
-        ha="right",
-        va="center",
-        fontsize=SMALLEST_TEXT,
-        style="italic",
-    )
-    ax.text(stream - 0.25, 7.1, "identity path", ha="right", va="center", fontsize=SMALLEST_TEXT, style="italic")
-    ax.text(
-        branch + 1.4, 2.9, "learned branch", ha="left", va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=90
-    )
-    ax.text(
-        branch + 1.4, 7.1, "learned branch", ha="left", va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=90
-    )
+    _aside(ax, stream - 0.25, 2.6, "identity path\n(not normalized)", ha="right")
+    _aside(ax, stream - 0.25, 7.1, "identity path", ha="right")
+    _aside(ax, branch + 1.4, 2.9, "learned branch", rotation=90)
+    _aside(ax, branch + 1.4, 7.1, "learned branch", rotation=90)
     return fig
 
 
@@ -676,15 +669,7 @@ def post_norm_and_model_figure() -> Figure:
     _arrow(post, (branch, 5.9), (stream + 0.35, 6.6))
     _arrow(post, (stream, 6.9), (stream, 7.3))
     _arrow(post, (stream, 7.9), (stream, 8.5))
-    post.text(
-        stream - 0.3,
-        5.2,
-        "every path goes\nthrough a norm",
-        ha="right",
-        va="center",
-        fontsize=SMALLEST_TEXT,
-        style="italic",
-    )
+    _aside(post, stream - 0.3, 5.2, "every path goes\nthrough a norm", ha="right")
     post.set_title("post-norm block (the original Transformer)", fontsize=10)
 
     centre = 4.0
@@ -701,24 +686,8 @@ def post_norm_and_model_figure() -> Figure:
         _box(model, centre, y, text, width=3.6, colour=colour)
     for (y0, *_), (y1, *_) in pairwise(stages):
         _arrow(model, (centre, y0 + 0.3), (centre, y1 - 0.3))
-    model.text(
-        centre + 2.0,
-        4.8,
-        "each block: two RMSNorms\non its learned branches",
-        ha="left",
-        va="center",
-        fontsize=SMALLEST_TEXT,
-        style="italic",
-    )
-    model.text(
-        centre + 2.0,
-        7.4,
-        "the one norm on\nthe stream itself",
-        ha="left",
-        va="center",
-        fontsize=SMALLEST_TEXT,
-        style="italic",
-    )
+    _aside(model, centre + 2.0, 4.8, "each block: two RMSNorms\non its learned branches")
+    _aside(model, centre + 2.0, 7.4, "the one norm on\nthe stream itself")
     model.set_title("a pre-norm model, end to end", fontsize=10)
     return fig
 

@@ -24,56 +24,56 @@ def render(evidence: Evidence) -> str:
     return "\n\n".join(sections) + "\n"
 
 
+def _section(title: str, *lines: str) -> str:
+    """A title, then its lines indented under it."""
+    return "\n".join([title, *(f"  {line}" for line in lines)])
+
+
 def _worked_example(e: Evidence) -> str:
     p, f = e.primary, e.primary.forward
-    return "\n".join(
-        [
-            "RMSNorm checked evidence",
-            "========================",
-            "",
-            f"Worked example: x = {fmt(p.x)}, g = {fmt(p.gain)}, eps = {p.eps:g}",
-            f"  mean square           {fmt(f.mean_square)}",
-            f"  reciprocal RMS        {fmt(f.inverse_rms)}",
-            f"  RMS-rescaled x-hat    {fmt(f.normalized)}",
-            f"  output g * x-hat      {fmt(f.output)}",
-            f"  mean(x-hat^2)         {fmt(e.normalized_mean_square)}"
-            f"   (ms / (ms + eps) = {fmt(e.predicted_normalized_mean_square)})",
-        ]
+    return "RMSNorm checked evidence\n========================\n\n" + _section(
+        f"Worked example: x = {fmt(p.x)}, g = {fmt(p.gain)}, eps = {p.eps:g}",
+        f"mean square           {fmt(f.mean_square)}",
+        f"reciprocal RMS        {fmt(f.inverse_rms)}",
+        f"RMS-rescaled x-hat    {fmt(f.normalized)}",
+        f"output g * x-hat      {fmt(f.output)}",
+        f"mean(x-hat^2)         {fmt(e.normalized_mean_square)}"
+        f"   (ms / (ms + eps) = {fmt(e.predicted_normalized_mean_square)})",
     )
 
 
 def _scale(e: Evidence) -> str:
-    lines = [f"Scale invariance: x-hat before the gain, input multiplied by a = {e.scale_cards[0].factor:g}"]
-    for card in e.scale_cards:
-        lines.append(
-            f"  {card.label:<11} x = {fmt(card.x)}, eps = {card.eps:g}: "
+    return _section(
+        f"Scale invariance: x-hat before the gain, input multiplied by a = {e.scale_cards[0].factor:g}",
+        *(
+            f"{card.label:<11} x = {fmt(card.x)}, eps = {card.eps:g}: "
             f"{fmt(card.original)} -> {fmt(card.scaled)}, max difference {card.max_difference:.6g}"
-        )
-    return "\n".join(lines)
+            for card in e.scale_cards
+        ),
+    )
 
 
 def _rows(e: Evidence) -> str:
     batch = ", ".join(f"row {i} {fmt(row)}" for i, row in enumerate(e.batch_output))
-    return "\n".join(
-        [
-            "Rows",
-            f"  all-zero row, eps = {e.primary.eps:g}: {fmt(e.zero_output)}",
-            f"  batch {np.asarray(BATCH).tolist()}: {batch}",
-            f"  zero-sized batch: output shape {e.empty_batch_output.shape}",
-        ]
+    return _section(
+        "Rows",
+        f"all-zero row, eps = {e.primary.eps:g}: {fmt(e.zero_output)}",
+        f"batch {np.asarray(BATCH).tolist()}: {batch}",
+        f"zero-sized batch: output shape {e.empty_batch_output.shape}",
     )
 
 
 def _history(e: Evidence) -> str:
     h = e.history
-    return "\n".join(
-        [
-            f"History: anchor {list(ANCHOR)} with companion {list(COMPANION)} | with itself",
-            f"  BatchNorm           {fmt(h.batch_with_companion)} | {fmt(h.batch_with_itself)}",
-            f"  LayerNorm           {fmt(h.layer_norm_with_companion)} | {fmt(h.layer_norm_with_itself)}",
-            f"  RMSNorm (eps = 0)   {fmt(h.rms_norm_with_companion)} | {fmt(h.rms_norm_with_itself)}",
-            f"  RMSNorm output mean {fmt(h.rms_mean)}",
-        ]
+    norms = (
+        ("BatchNorm", h.batch_with_companion, h.batch_with_itself),
+        ("LayerNorm", h.layer_norm_with_companion, h.layer_norm_with_itself),
+        ("RMSNorm (eps = 0)", h.rms_norm_with_companion, h.rms_norm_with_itself),
+    )
+    return _section(
+        f"History: anchor {list(ANCHOR)} with companion {list(COMPANION)} | with itself",
+        *(f"{name:<19} {fmt(companion)} | {fmt(itself)}" for name, companion, itself in norms),
+        f"RMSNorm output mean {fmt(h.rms_mean)}",
     )
 
 
@@ -92,43 +92,39 @@ def _replay(bitwise: bool) -> str:
 
 
 def _reverse(e: Evidence) -> str:
-    p = e.primary
-    return "\n".join(
-        [
-            f"Reverse pass: upstream {fmt(p.upstream)}",
-            f"  grad_x              {fmt(p.grad_x)}",
-            f"  grad_gain           {fmt(p.grad_gain)}",
-            f"  {_central_differences(e.input_check, e.gain_check)}",
-            f"  {_replay(e.replay_bitwise)}",
-            f"  optimizer policy: {GAIN_NAME} -> {'no-decay' if GAIN_NAME in e.groups.no_decay else 'decay'}",
-        ]
+    return _section(
+        f"Reverse pass: upstream {fmt(e.primary.upstream)}",
+        f"grad_x              {fmt(e.primary.grad_x)}",
+        f"grad_gain           {fmt(e.primary.grad_gain)}",
+        _central_differences(e.input_check, e.gain_check),
+        _replay(e.replay_bitwise),
+        f"optimizer policy: {GAIN_NAME} -> {'no-decay' if GAIN_NAME in e.groups.no_decay else 'decay'}",
     )
 
 
 def _tape(e: Evidence) -> str:
     t = e.tape
-    return "\n".join(
-        [
-            f"Tape: the worked example from primitives, gradients by reverse mode ({t.nodes} nodes)",
-            f"  operations in order   {' '.join(t.operations)}",
-            f"  tape mean square      {fmt(t.forward.mean_square.value)}",
-            f"  tape reciprocal RMS   {fmt(t.forward.inverse_rms.value)}",
-            f"  tape output           {fmt(t.forward.output.value)}"
-            f"   (reference max |difference| {t.output_difference:.3g})",
-            f"  tape grad_x           {fmt(t.grad_x)}   (closed form max |difference| {t.grad_x_difference:.3g})",
-            f"  tape grad_gain        {fmt(t.grad_gain)}   (closed form max |difference| {t.grad_gain_difference:.3g})",
-            f"  tape {_central_differences(t.input_check, t.gain_check)}",
-            f"  tape {_replay(t.replay_bitwise)}",
-        ]
+    return _section(
+        f"Tape: the worked example from primitives, gradients by reverse mode ({t.nodes} nodes)",
+        f"operations in order   {' '.join(t.operations)}",
+        f"tape mean square      {fmt(t.forward.mean_square.value)}",
+        f"tape reciprocal RMS   {fmt(t.forward.inverse_rms.value)}",
+        f"tape output           {fmt(t.forward.output.value)}   (reference max |difference| {t.output_difference:.3g})",
+        f"tape grad_x           {fmt(t.grad_x)}   (closed form max |difference| {t.grad_x_difference:.3g})",
+        f"tape grad_gain        {fmt(t.grad_gain)}   (closed form max |difference| {t.grad_gain_difference:.3g})",
+        f"tape {_central_differences(t.input_check, t.gain_check)}",
+        f"tape {_replay(t.replay_bitwise)}",
     )
 
 
 def _rejections(e: Evidence) -> str:
-    lines = ["Rejected requests"]
-    for r in e.rejections:
-        raised = r.raised.__name__ if r.raised else "nothing raised"
-        lines.append(f"  {r.case.boundary} ({r.case.request}): {raised}: {r.message}")
-    return "\n".join(lines)
+    return _section(
+        "Rejected requests",
+        *(
+            f"{r.case.boundary} ({r.case.request}): {r.raised.__name__ if r.raised else 'nothing raised'}: {r.message}"
+            for r in e.rejections
+        ),
+    )
 
 
 def _verdicts(e: Evidence) -> str:
