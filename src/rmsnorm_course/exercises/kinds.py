@@ -142,7 +142,7 @@ def _as_typed(raw: object) -> reading.Typed:
         return reading.Typed("", entries)  # type: ignore[arg-type]
     token = _token(raw)
     if isinstance(token, Odd):
-        raise AnswerKindError(f"{token.found}")
+        raise AnswerKindError(token.found)
     return reading.Typed(token)
 
 

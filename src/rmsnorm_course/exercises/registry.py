@@ -916,14 +916,12 @@ def _fused_bytes() -> Solution:
     )
 
 
-PARTIAL_SHARE = 0.0625
-
-
 @exercise(
     "partial-rms-error",
     "How far off a partial RMS is",
     f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
-    f"independent standard normal values and p = {PARTIAL_SHARE:.2%} ({int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])} "
+    f"independent standard normal values and p = {modern.PAPER_SHARE:.2%} "
+    f"({modern.values_read(modern.PAPER_SHARE, modern.LLAMA_WIDTHS[0])} "
     "values), about how far off is the estimate, typically?",
     Choice.of(
         {
@@ -938,11 +936,10 @@ PARTIAL_SHARE = 0.0625
     "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
 )
 def _partial_rms_error() -> Solution:
-    partial = modern.partial_rms()
-    error = float(partial.median_error[modern.LLAMA_WIDTHS[0]][modern.SHARES.index(PARTIAL_SHARE)])
+    error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
     sizes = [float(option.strip("about %")) / 100 for option in EXERCISES["partial-rms-error"].kind.options]
     index = int(np.argmin([abs(np.log(error / size)) for size in sizes]))
-    count = int(PARTIAL_SHARE * modern.LLAMA_WIDTHS[0])
+    count = modern.values_read(modern.PAPER_SHARE, modern.LLAMA_WIDTHS[0])
     return Solution(
         index,
         f"Over {modern.ROWS:,} seeded rows the median error is {error:.2%}; sqrt(1 / (2 n)) for n = {count} is "

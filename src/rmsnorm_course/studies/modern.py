@@ -78,7 +78,9 @@ def _entropy(logits: np.ndarray) -> float:
 
 @functools.cache  # seeded: the page and its prediction box share one computation
 @one_blas_thread
-def qk_norm(scales: tuple[float, ...] = QK_SCALES, width: int = HEAD_WIDTH, positions: int = POSITIONS, seed: int = 0):
+def qk_norm(
+    scales: tuple[float, ...] = QK_SCALES, width: int = HEAD_WIDTH, positions: int = POSITIONS, seed: int = 0
+) -> Attention:
     """Seeded queries and keys multiplied by each scale; their logits and entropy without and with QK-norm."""
     rng = np.random.default_rng(seed)
     queries, keys = rng.standard_normal((2, positions, width))
@@ -191,7 +193,8 @@ KERNELS = (
 # --- pRMSNorm ------------------------------------------------------------------------------------
 
 LLAMA_WIDTHS = (4096, 5120, 8192)  # LLaMA's model widths, 7B, 13B and 65B
-SHARES = (0.01, 0.02, 0.04, 0.0625, 0.125, 0.25, 0.5, 1.0)  # p: the share of a row the estimate reads
+PAPER_SHARE = 0.0625  # p = 6.25%, the share of a row the paper that introduced RMSNorm estimates from
+SHARES = (0.01, 0.02, 0.04, PAPER_SHARE, 0.125, 0.25, 0.5, 1.0)  # p: the share of a row the estimate reads
 ROWS = 500  # enough for a median steady to a few percent; the page and its box share the one run
 
 
@@ -201,6 +204,15 @@ class PartialRms:
 
     shares: np.ndarray
     median_error: dict[int, np.ndarray]  # width -> median |estimate / RMS - 1| over rows, per share
+
+    def error(self, width: int, share: float = PAPER_SHARE) -> float:
+        """The median error at one width and one of the measured shares."""
+        return float(self.median_error[width][int(np.flatnonzero(self.shares == share)[0])])
+
+
+def values_read(share: float, width: int) -> int:
+    """How many of a row's ``width`` values an estimate from the first ``share`` of it reads (at least one)."""
+    return max(1, int(share * width))
 
 
 @functools.cache
@@ -213,7 +225,7 @@ def partial_rms(widths=LLAMA_WIDTHS, shares=SHARES, rows: int = ROWS, seed: int 
         whole = np.sqrt(np.mean(np.square(x), axis=-1))
         errors[width] = np.array(
             [
-                np.median(np.abs(np.sqrt(np.mean(np.square(x[:, : max(1, int(share * width))]), axis=-1)) / whole - 1))
+                np.median(np.abs(np.sqrt(np.mean(np.square(x[:, : values_read(share, width)]), axis=-1)) / whole - 1))
                 for share in shares
             ]
         )
