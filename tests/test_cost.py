@@ -62,11 +62,18 @@ def test_the_chapter_sweeps_from_4_kib_to_32_mib():
     assert all(b > a for a, b in zip(cost.SWEEP_BYTES, cost.SWEEP_BYTES[1:]))
 
 
-def test_median_seconds_divides_a_sample_of_many_calls_by_their_number():
+def test_median_seconds_divides_a_sample_of_many_calls_by_their_number(monkeypatch):
+    clock = [0.0]  # a clock that only the calls move, 1 ms each, so no load on the machine can blur it
+    monkeypatch.setattr(cost.time, "perf_counter", lambda: clock[0])
     calls = []
-    times = cost.median_seconds({"a": lambda: calls.append(time.sleep(0.001))}, repeats=3, warmup=0, number=5)
+
+    def call():
+        calls.append(None)
+        clock[0] += 0.001
+
+    times = cost.median_seconds({"a": call}, repeats=3, warmup=0, number=5)
     assert len(calls) == 15
-    assert 0.001 <= times["a"] < 0.005
+    assert times["a"] == pytest.approx(0.001)
 
 
 def test_size_sweep_derived_figures_follow_from_its_times():
