@@ -14,11 +14,14 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import random
 import re
 import subprocess
 import sys
+import threading
 import time
 import unicodedata
 
@@ -26,7 +29,7 @@ import pytest
 import yaml
 from leaks import expected_renderings
 
-from conftest import ROOT, page_with_errors
+from conftest import HTML, ROOT, QuietHandler, page_with_errors
 from rmsnorm_course import check
 from rmsnorm_course.exercises import reading
 from rmsnorm_course.exercises.answers import AnswerSheet
@@ -283,9 +286,10 @@ def answer(page, exercise_id: str) -> None:
     assert box.locator("[role='status']").get_attribute("data-outcome") == "correct"
 
 
+@pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("page_path", GATED)
-def test_a_page_keeps_each_answer_out_of_sight_until_its_box_has_a_verdict(browser, server, page_path):
-    context = browser.new_context()
+def test_a_page_keeps_each_answer_out_of_sight_until_its_box_has_a_verdict(browser, server, page_path, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
     page, errors = page_with_errors(context, f"{server}/{page_path}.html")
     page.wait_for_function(READY)
     boxes = page.locator(".prediction[data-exercise]").evaluate_all("els => els.map(e => e.dataset.exercise)")
@@ -299,6 +303,64 @@ def test_a_page_keeps_each_answer_out_of_sight_until_its_box_has_a_verdict(brows
     last = page.locator(".bd-article p").last
     assert last.is_visible()
     assert errors == []
+    context.close()
+
+
+class HeldHandler(QuietHandler):
+    """The book, except that a page asked for with ``?held`` arrives up to the end of its article, and the rest
+    (and with it the moment the page is complete) only once the test sets ``server.released``."""
+
+    def do_GET(self):
+        path, _, query = self.path.partition("?")
+        if query != "held":
+            return super().do_GET()
+        data = (HTML / path.lstrip("/")).read_bytes()
+        cut = data.index(b"</article>")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[:cut])
+        self.wfile.flush()
+        self.server.released.wait(timeout=240)
+        self.wfile.write(data[cut:])
+
+
+@pytest.fixture(scope="module")
+def held_server():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(HeldHandler, directory=str(HTML)))
+    httpd.released = threading.Event()
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd
+    httpd.released.set()
+    httpd.shutdown()
+
+
+VISIBLE_OR_NOT_TEXT = VISIBLE_TEXT.replace(" || !parent.checkVisibility()", "")
+
+
+@pytest.mark.parametrize("page_path", ["book/formula", "book/backward", "book/boundaries"])
+def test_a_page_still_arriving_shows_no_answer_either(browser, held_server, page_path):
+    """On a slow connection the article is drawn before the page is complete: it waits all the same."""
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    page = context.new_page()
+    held_server.released.clear()
+    try:
+        page.goto(f"http://127.0.0.1:{held_server.server_address[1]}/{page_path}.html?held", wait_until="commit")
+        count = (HTML / f"{page_path}.html").read_text(encoding="utf-8").count('class="prediction"')
+        page.wait_for_function(f"() => document.querySelectorAll('.prediction').length === {count}", timeout=120_000)
+        assert page.evaluate("() => document.readyState") == "loading"
+        boxes = page.locator(".prediction[data-exercise]").evaluate_all("els => els.map(e => e.dataset.exercise)")
+        present = page.evaluate(VISIBLE_OR_NOT_TEXT)
+        arrived = [form for box in boxes for form in written_forms(box) if shown_whole(form, present)]
+        assert arrived, "the held part of the page holds no answer: this test would see nothing"
+        visible = page.evaluate(VISIBLE_TEXT)
+        assert [form for form in arrived if shown_whole(form, visible)] == []
+    finally:
+        held_server.released.set()
+    page.wait_for_function(READY, timeout=120_000)
+    assert page.evaluate(HIDDEN_BLOCKS) > 0  # from here on, the boxes decide
+    assert not page.evaluate("() => document.documentElement.classList.contains('prediction-loading')")
     context.close()
 
 

@@ -248,9 +248,17 @@
 
   // --- the page waits: what follows an open box stays out of sight ----------------------------
   const LATER = "prediction-later";
+  // While the page is still arriving, everything after a box that holds back waits too
+  // (the script runs in the head, before any of it is drawn); once the page is in,
+  // gate() decides box by box. In print, and without scripts, nothing waits.
+  const LOADING = "prediction-loading";
+  const HOLDS = ".prediction[data-gate='true']";
   const style = document.createElement("style");
-  style.textContent = "." + LATER + " { display: none !important; } @media print { ." + LATER + " { display: revert !important; } }";
+  style.textContent =
+    "@media screen { ." + LATER + " { display: none !important; } " +
+    "html." + LOADING + " .bd-article :is(" + HOLDS + ", :has(" + HOLDS + ")) ~ * { display: none !important; } }";
   document.head.append(style);
+  if (document.readyState === "loading") document.documentElement.classList.add(LOADING);
 
   function blocks() {  // the page's leaf blocks in reading order; a box is a block of its own
     const root = document.querySelector(".bd-article") || document.querySelector("main") || document.body;
@@ -307,8 +315,12 @@
   }
 
   function start() {
-    document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
-    gate();
+    try {
+      document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
+      gate();
+    } finally {
+      document.documentElement.classList.remove(LOADING);  // a box that fails to wire holds nothing back
+    }
     updateProgress();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
