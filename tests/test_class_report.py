@@ -148,3 +148,55 @@ def test_an_output_folder_that_cannot_be_made_is_named(tmp_path, capsys):
     (tmp_path / "taken").write_text("a file, not a folder\n", encoding="utf-8")
     assert main(["grade", str(answers), "--gradebook", str(tmp_path / "taken" / "grades.csv")]) == 1
     assert f"cannot write {tmp_path / 'taken'}" in capsys.readouterr().err
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("holds", "says"),
+    [
+        ({"alice.toml": "mean-square = 12.5\n"}, "holds what the grade command did not write, such as 'alice.toml'"),
+        ({"my-notes.md": "the teacher's own notes\n"}, "holds what the grade command did not write"),
+        ({"syllabus.txt": "week 1\n", "subs/a.toml": ""}, "holds what the grade command did not write"),
+    ],
+)
+def test_a_feedback_folder_the_command_did_not_write_is_refused_and_nothing_is_written(tmp_path, capsys, holds, says):
+    paths = write_class(tmp_path / "in", CLASS[:2])
+    for name, text in holds.items():
+        (tmp_path / "fb" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "fb" / name).write_text(text, encoding="utf-8")
+    before = snapshot(tmp_path)
+    args = ["grade", *map(str, paths), "--gradebook", str(tmp_path / "g.csv"), "--feedback", str(tmp_path / "fb")]
+    assert main(args) == 1
+    assert says in capsys.readouterr().err
+    assert snapshot(tmp_path) == before  # the folder, the class and everything else as they were; no gradebook
+
+
+def test_a_feedback_folder_that_holds_the_files_being_graded_is_refused(tmp_path, capsys):
+    paths = write_class(tmp_path / "class", CLASS[:2])
+    before = snapshot(tmp_path)
+    assert main(["grade", str(tmp_path / "class"), "--feedback", str(tmp_path / "class")]) == 1
+    assert "holds a graded answers file" in capsys.readouterr().err
+    assert snapshot(tmp_path) == before and all(path.exists() for path in paths)
+
+
+def test_a_feedback_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path, capsys):
+    paths = write_class(tmp_path / "in", CLASS[:3])
+    (tmp_path / "fb").mkdir()  # an empty folder is fine too
+    assert main(["grade", *map(str, paths[:3]), "--feedback", str(tmp_path / "fb")]) == 0
+    assert main(["grade", *map(str, paths[:2]), "--feedback", str(tmp_path / "fb")]) == 0
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir() if p.suffix == ".md") == sorted(
+        p.with_suffix(".md").name for p in paths[:2]
+    )
+
+
+def test_a_folder_that_does_not_exist_is_nothing_to_grade_and_the_last_results_stay(tmp_path, capsys):
+    write_class(tmp_path / "class", CLASS[:3])
+    outputs_args = ["--gradebook", str(tmp_path / "out/g.csv"), "--feedback", str(tmp_path / "out/fb")]
+    assert main(["grade", str(tmp_path / "class"), *outputs_args]) == 0
+    before = snapshot(tmp_path / "out")
+    assert main(["grade", str(tmp_path / "clas"), *outputs_args]) == 1  # a typing slip
+    assert f"nothing to grade: no such file or folder as {tmp_path / 'clas'}" in capsys.readouterr().err
+    assert snapshot(tmp_path / "out") == before

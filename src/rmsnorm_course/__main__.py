@@ -51,9 +51,15 @@ def grade_class(sources: list[str], gradebook: Path | None, feedback: Path | Non
     found = answer_files(sources)
     for word in found.passed_over:
         print(f"passed over: {word}", file=sys.stderr)
+    named = ", ".join(visible(source) for source in sources)
     if not found.paths:
-        named = ", ".join(visible(source) for source in sources)
         print(f"no answer files (*.toml) in {named}; expected a folder of them, or their paths", file=sys.stderr)
+        return 1
+    if not any(os.path.lexists(path) for path in found.paths):  # a mistyped folder must not replace the last results
+        print(
+            f"nothing to grade: no such file or folder as {named}; expected a folder of answer files, or their paths",
+            file=sys.stderr,
+        )
         return 1
     graded = grade_files(found.paths)
     try:

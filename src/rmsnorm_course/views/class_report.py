@@ -5,7 +5,8 @@ file in one process (``exercises.gradebook``), prints a summary per exercise (ho
 got it right, the most common wrong answer and the slip behind it), and writes the
 CSV with a figure beside it (``grades.png``). With ``--feedback DIR`` each student
 gets a Markdown page: every verdict and hint, the reasoning behind a right answer,
-and never the reference answer of a wrong one. Nothing is written over a graded file.
+and never the reference answer of a wrong one. Nothing is written over a graded file, and
+the feedback folder, replaced whole, must be new, empty, or one the command wrote.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,10 +27,11 @@ except ImportError:  # a system without file locks: outputs are still written wh
 
 from ..exercises import registry
 from ..exercises.gradebook import ExerciseTally, GradedFile, csv_text, tally
-from ..exercises.untrusted import code_span, visible
+from ..exercises.untrusted import code_span, quoted, visible
 from . import figures
 
 NAME_CHARACTERS = 100  # of a feedback page's name taken from the file's name
+FEEDBACK_TITLE = "# Feedback on your predictions"  # the first line of every page the command writes: how it knows its own folder
 
 
 class OutputError(ValueError):
@@ -76,7 +79,7 @@ def feedback_markdown(file: GradedFile) -> str:
     directives and substitutions, dollar math, links and HTML are all just text; never in
     a heading, which a book's theme may also copy into places that read it as HTML.
     """
-    lines = ["# Feedback on your predictions", "", f"Answers file: {code_span(file.path.name)}", ""]
+    lines = [FEEDBACK_TITLE, "", f"Answers file: {code_span(file.path.name)}", ""]
     lines += [f"Score: {file.score}/{len(file.verdicts)}", ""]
     if file.sheet.unreadable is not None:
         return "\n".join([*lines, f"Nothing in this file was graded: {code_span(file.sheet.unreadable)}", ""])
@@ -124,7 +127,44 @@ def outputs(graded: Sequence[GradedFile], gradebook: Path | None, feedback: Path
             raise OutputError(
                 f"writing {visible(str(path))} would replace a graded answers file; expected an output path of its own"
             )
+    if feedback is not None:
+        _check_feedback_folder(feedback, sources)
     return written
+
+
+def _check_feedback_folder(folder: Path, sources: set[tuple[int, int]]) -> None:
+    """The feedback folder is replaced whole: refuse one that holds anything the command did not write there.
+
+    A new or empty folder is fine, and so is one an earlier run wrote (feedback pages and
+    nothing else); a folder of answers files, or of anything else, is not.
+    """
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            raise OutputError(f"{visible(str(folder))} is not a folder; expected a folder for the feedback pages")
+        entries = sorted(folder.iterdir())
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if _identity(entry, follow=False) in sources:
+            raise OutputError(
+                f"the feedback folder {visible(str(folder))} holds a graded answers file, {quoted(entry.name)}; "
+                "expected a folder of its own for the feedback pages"
+            )
+    foreign = [entry.name for entry in entries if not _is_feedback_page(entry)]
+    if foreign:
+        raise OutputError(
+            f"the feedback folder {visible(str(folder))} holds what the grade command did not write, such as "
+            f"{quoted(foreign[0])}, and would be replaced whole; expected a new or empty folder, "
+            "or one an earlier grade command wrote"
+        )
+
+
+def _is_feedback_page(entry: Path) -> bool:
+    """A regular ``.md`` file that begins as the command's pages do."""
+    if entry.suffix != ".md" or not stat.S_ISREG(entry.lstat().st_mode):
+        return False
+    with entry.open("rb") as page:
+        return page.read(len(FEEDBACK_TITLE) + 1) == FEEDBACK_TITLE.encode() + b"\n"
 
 
 def _identity(path: Path, follow: bool) -> tuple[int, int] | None:
@@ -178,9 +218,10 @@ def _replace(path: Path, data: bytes) -> None:
 
 
 def _replace_folder(folder: Path, pages: dict[str, str]) -> None:
-    """A new folder of pages beside ``folder``, moved into its place whole; the old one is then removed."""
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{visible(str(folder))} is not a folder; expected a folder for the feedback pages")
+    """A new folder of pages beside ``folder``, moved into its place whole.
+
+    The old one (which ``outputs`` has checked holds only pages the command wrote) is then removed.
+    """
     new = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     for name, text in pages.items():
         (new / name).write_text(text, encoding="utf-8")
