@@ -200,3 +200,14 @@ def test_a_folder_that_does_not_exist_is_nothing_to_grade_and_the_last_results_s
     assert main(["grade", str(tmp_path / "clas"), *outputs_args]) == 1  # a typing slip
     assert f"nothing to grade: no such file or folder as {tmp_path / 'clas'}" in capsys.readouterr().err
     assert snapshot(tmp_path / "out") == before
+
+
+def test_a_feedback_page_names_the_file_as_its_student_knows_it_never_the_teacher_s_folders(tmp_path):
+    folder = tmp_path / "teacher" / "term 2"
+    folder.mkdir(parents=True)
+    (folder / "ana.toml").write_text("mean-square = 12.5\nno-such-exercise = 1\n", encoding="utf-8")
+    (folder / "ben.toml").write_text("mean-square = [1,\n", encoding="utf-8")
+    for file in grade_files([folder / "ana.toml", folder / "ben.toml"]):
+        page = feedback_markdown(file)
+        assert str(tmp_path) not in page and "teacher" not in page
+        assert f"` {file.path.name}" in page  # its problem still names it

@@ -15,15 +15,19 @@ SHOWN = 60  # characters of a long text that a message quotes
 
 
 def visible(text: str) -> str:
-    """``text`` on one line, every character that is not plainly printable escaped: ``\\n``, ``\\x1b``, ``\\u202e``."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+    """``text`` on one line, every character that is not plainly printable escaped: ``\\n``, ``\\x1b``, ``\\u202e``.
+
+    A backslash is escaped too (``\\\\``), so that two different texts never look the same:
+    a name holding a line break shows as ``a\\nb``, one holding a backslash and an n as ``a\\\\nb``.
+    """
+    return "".join("\\\\" if char == "\\" else char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def quoted(text: str) -> str:
-    """Text in a message: visible, in Python's quotes, cut after ``SHOWN`` characters with its length."""
+    """Text in a message: visible, in quotes, cut after ``SHOWN`` characters with its length."""
     if len(text) <= SHOWN:
-        return repr(visible(text))
-    return f"{visible(text[:SHOWN])!r}… ({len(text)} characters)"
+        return f"'{visible(text)}'"
+    return f"'{visible(text[:SHOWN])}'… ({len(text)} characters)"
 
 
 def code_span(text: str) -> str:

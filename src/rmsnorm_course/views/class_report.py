@@ -31,7 +31,9 @@ from ..exercises.untrusted import code_span, quoted, visible
 from . import figures
 
 NAME_CHARACTERS = 100  # of a feedback page's name taken from the file's name
-FEEDBACK_TITLE = "# Feedback on your predictions"  # the first line of every page the command writes: how it knows its own folder
+FEEDBACK_TITLE = (
+    "# Feedback on your predictions"  # the first line of every page the command writes: how it knows its own folder
+)
 
 
 class OutputError(ValueError):
@@ -81,9 +83,14 @@ def feedback_markdown(file: GradedFile) -> str:
     """
     lines = [FEEDBACK_TITLE, "", f"Answers file: {code_span(file.path.name)}", ""]
     lines += [f"Score: {file.score}/{len(file.verdicts)}", ""]
+
+    def named(message: str) -> str:  # the file by its name, as its student knows it, not by the teacher's folders
+        return message.replace(file.sheet.name, visible(file.path.name))
+
     if file.sheet.unreadable is not None:
-        return "\n".join([*lines, f"Nothing in this file was graded: {code_span(file.sheet.unreadable)}", ""])
-    lines += [f"- {code_span(problem)}" for problem in file.problems()] + ([""] if file.problems() else [])
+        return "\n".join([*lines, f"Nothing in this file was graded: {code_span(named(file.sheet.unreadable))}", ""])
+    problems = [named(problem) for problem in file.problems()]
+    lines += [f"- {code_span(problem)}" for problem in problems] + ([""] if problems else [])
     for number, (verdict, first) in enumerate(zip(file.verdicts, file.first_tries), start=1):
         lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}", "", _md(verdict.sentence), ""]
         if first is not None:
