@@ -54,8 +54,9 @@ test-browser: book $(BROWSER_STAMP)
 	$(BIN)/python -m pytest browser_tests
 
 # The chapter in JupyterLab: every page opens as a notebook.
+# As root (a container, a shared machine's default user) JupyterLab must be told it may run.
 lab: $(STAMP)
-	$(BIN)/jupyter lab book/index.md
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) book/index.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

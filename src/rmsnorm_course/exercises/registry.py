@@ -152,6 +152,7 @@ def _reciprocal_rms() -> Solution:
 )
 def _normalized() -> Solution:
     unit_length = np.asarray(X) / np.linalg.norm(X)
+    without_eps = rms_norm_forward(X, None, example.IDEAL_EPS).normalized
     return Solution(
         tuple(WORKED.normalized.tolist()),
         f"x-hat = x * {fmt(WORKED.inverse_rms[0])} = {fmt(WORKED.normalized)}. "
@@ -161,6 +162,10 @@ def _normalized() -> Solution:
             (
                 tuple(unit_length.tolist()),
                 "That divides x by its Euclidean length; RMSNorm divides by the root of the mean square.",
+            ),
+            (
+                tuple(without_eps.tolist()),
+                f"That is x-hat at eps = 0; the question's eps = {DEFAULT_EPS:g} moves the sixth decimal.",
             ),
         ),
     )
