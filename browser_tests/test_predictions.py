@@ -42,7 +42,13 @@ UNFOLD = "() => document.querySelectorAll('details.prediction-review').forEach(d
 STORE = "rmsnorm-course/answers"
 STRINGS_PER_KIND = 10_000
 # one exercise of each kind, judged by the page and by check()
-PARITY = {"number": "reciprocal-rms", "vector": "normalized", "shape": "output-shape", "choice": "zero-row-zero-eps"}
+PARITY = {
+    "number": "reciprocal-rms",
+    "number in a unit": "fused-bytes",
+    "vector": "normalized",
+    "shape": "output-shape",
+    "choice": "zero-row-zero-eps",
+}
 
 
 # --- strings a person, or a hostile file, might type -------------------------------------------
@@ -123,16 +129,20 @@ def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -
     exercise = EXERCISES[exercise_id]
     kind, solution = exercise.kind, exercise.solve()
     seeds = [kind.toml(solution.answer).strip('"'), "", " ", "twelve", "[]", "()", "[1, 2", "1e999", "9" * 400]
+    seeds += ["1/4", "-3/0", " 25 / 2 ", "1e-5/3", "0,28", "-12,5", "8 bytes", "8B", "8 MiB", "4%", "2x5x3", "2 X 5"]
     seeds += [kind.toml(value).strip('"') for value, _ in solution.pitfalls]
     for _ in range(40):
         if isinstance(kind, Number):
             seeds.append(_near(solution.answer, rng))
+            seeds.append(f"{rng.randint(-9, 99)}/{rng.randint(0, 9)}")
+            seeds.append(f"{_near(solution.answer, rng)} {rng.choice(['bytes', 'byte', 'B', 'b', 'MiB', 'or so'])}")
         elif isinstance(kind, Vector):
             body = ", ".join(_near(v, rng) for v in solution.answer)
-            seeds.append(rng.choice(["[{}]", "({})", "[{},]", "{}"]).format(body))
+            seeds.append(rng.choice(["[{}]", "({})", "[{},]", "{}", "{},"]).format(body))
         elif isinstance(kind, Shape):
             sizes = [str(n + rng.choice([0, 0, 1])) for n in solution.answer]
-            seeds.append(rng.choice(["({})", "[{}]", "{}", "({},)"]).format(rng.choice([", ", ",", " , "]).join(sizes)))
+            separator = rng.choice([", ", ",", " , ", "x", " x ", "\u00d7", "X"])
+            seeds.append(rng.choice(["({})", "[{}]", "{}", "({},)"]).format(separator.join(sizes)))
         else:
             assert isinstance(kind, Choice)
             index = rng.randrange(len(kind.options))
@@ -162,7 +172,7 @@ def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -
 
 def python_verdict(exercise_id: str, text: str) -> list:
     verdict = check(exercise_id, text)
-    return [verdict.outcome.name.lower(), verdict.answer, verdict.message]
+    return [verdict.outcome.name.lower(), verdict.answer, verdict.message, verdict.detail or None]
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +194,7 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
     started = time.perf_counter()
     shown = page.evaluate(
         "([data, strings]) => strings.map(s => { const v = window.rmsnormJudge(data, s);"
-        " return [v.outcome, v.answer === undefined ? null : v.answer, v.message]; })",
+        " return [v.outcome, v.answer === undefined ? null : v.answer, v.message, v.detail || null]; })",
         [json.loads(json.dumps(exercise_data(exercise_id))), strings],
     )
     expected = [python_verdict(exercise_id, text) for text in strings]
@@ -212,13 +222,24 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
         ("eps-near-zero", "\ufb01xed"),
         ("reciprocal-rms", "0.2828"),
         ("plateau-value", "1"),
+        ("plateau-value", "0.99"),
         ("tiny-normalized", "[0.0943, 0.1257]"),
+        ("scaled-ideal", "10.182338"),
+        ("one-plus-gain", "1.110364"),
+        ("reciprocal-rms", "0,28"),
+        ("normalized", "0.848528, 1.131370"),
+        ("grad-x-scaled", "1/4"),
+        ("fused-bytes", "8 bytes"),
+        ("forward-bytes", "256 MiB"),
+        ("output-shape", "2x5x3"),
+        ("reciprocal-rms", "0.282842"),
     ],
 )
 def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
     page, _ = review_page
     shown = page.evaluate(
-        "([data, s]) => { const v = window.rmsnormJudge(data, s); return [v.outcome, v.answer ?? null, v.message]; }",
+        "([data, s]) => { const v = window.rmsnormJudge(data, s);"
+        " return [v.outcome, v.answer ?? null, v.message, v.detail || null]; }",
         [exercise_data(exercise_id), typed],
     )
     assert shown == python_verdict(exercise_id, typed)
@@ -233,6 +254,10 @@ def test_a_verdict_reads_as_one_balanced_sentence(review_page):
     verdict = check("eps-near-zero", "A")
     assert text == f"{verdict.mark} {verdict.label}, you said A: {verdict.message}"
     assert text.count("(") == text.count(")")
+    fold = box.locator(".prediction-more details")
+    assert fold.locator("summary").text_content() == "Hint" and not fold.locator("p").is_visible()
+    fold.locator("summary").click()
+    assert fold.locator("p").text_content() == verdict.detail
 
 
 def test_an_answer_past_the_grader_s_limit_is_refused_in_the_box_and_not_kept(review_page):
@@ -251,26 +276,31 @@ def test_an_answer_past_the_grader_s_limit_is_refused_in_the_box_and_not_kept(re
 CHAPTER_PAGES = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 GATED = [page for page in CHAPTER_PAGES if page != "book/exercises"]
 
-VISIBLE_TEXT = """() => {
+VISIBLE_TEXT = """(asked) => {
   const root = document.querySelector('.bd-article');
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const parts = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (parent.closest('.prediction') || !parent.checkVisibility()) continue;
+    if (!parent.checkVisibility()) continue;
+    const box = parent.closest('.prediction');  // a box's own question may state what it asks about
+    const own = box && (asked === '*' || box.dataset.exercise === asked);
+    if (own && parent.closest('.prediction-question, .prediction-options')) continue;
     parts.push(node.textContent);
   }
   return parts.join(' ');
 }"""
 HIDDEN_BLOCKS = "() => document.querySelectorAll('.prediction-later').length"
+LAST_PARAGRAPH = ".bd-article section > p"  # the prose, not a folded output's
 
 
 def written_forms(exercise_id: str) -> list[str]:
+    """Every written form of a number, vector or shape answer: at three significant figures or more, whole."""
     exercise = EXERCISES[exercise_id]
     if isinstance(exercise.kind, Choice):
         return []
     reference = exercise.kind.show(exercise.solve().answer)
-    return [*expected_renderings(exercise), reference]
+    return [form for form in (*expected_renderings(exercise, whole=True), reference) if len(form) >= 4]
 
 
 def shown_whole(form: str, text: str) -> bool:
@@ -279,30 +309,105 @@ def shown_whole(form: str, text: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(form)}{end}", text) is not None
 
 
-def answer(page, exercise_id: str) -> None:
+def typed_answer(exercise_id: str) -> str:
+    exercise = EXERCISES[exercise_id]
+    return exercise.kind.toml(exercise.solve().answer).strip('"')
+
+
+def answer(page, exercise_id: str, typed: str | None = None, outcome: str = "correct") -> None:
     box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.locator("input").fill(EXERCISES[exercise_id].kind.toml(EXERCISES[exercise_id].solve().answer).strip('"'))
+    box.locator("input").fill(typed_answer(exercise_id) if typed is None else typed)
     box.locator("input").press("Enter")
-    assert box.locator("[role='status']").get_attribute("data-outcome") == "correct"
+    assert box.locator("[role='status']").get_attribute("data-outcome") == outcome
 
 
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("page_path", GATED)
-def test_a_page_keeps_each_answer_out_of_sight_until_its_box_has_a_verdict(browser, server, page_path, width):
+def test_a_learner_answering_in_order_never_sees_an_answer_before_its_box(browser, server, page_path, width):
+    """Every box of the page answered right, in order, from cleared storage: before each box's verdict, none of
+    its answer's written forms is visible anywhere on the page, earlier verdicts and their folds included."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page, errors = page_with_errors(context, f"{server}/{page_path}.html")
     page.wait_for_function(READY)
     boxes = page.locator(".prediction[data-exercise]").evaluate_all("els => els.map(e => e.dataset.exercise)")
     leaks = []
     for exercise_id in boxes:
-        text = page.evaluate(VISIBLE_TEXT)
+        box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+        assert box.is_visible(), f"{exercise_id} is out of sight although every box before it is answered"
+        page.evaluate("() => document.querySelectorAll('.prediction-more details').forEach(d => { d.open = true; })")
+        text = page.evaluate(VISIBLE_TEXT, exercise_id)
         leaks += [(exercise_id, form) for form in written_forms(exercise_id) if shown_whole(form, text)]
         answer(page, exercise_id)
     assert leaks == []
     assert page.evaluate(HIDDEN_BLOCKS) == 0  # every box answered: every part of the page is there
-    last = page.locator(".bd-article p").last
-    assert last.is_visible()
+    prose = page.locator(LAST_PARAGRAPH)
+    assert prose.count() == 0 or prose.last.is_visible()
     assert errors == []
+    context.close()
+
+
+def test_the_gate_stays_shut_on_a_wrong_or_so_far_answer_and_opens_on_a_right_one(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, errors = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
+    page.wait_for_function(READY)
+    after = page.locator(".bd-article p").last
+    assert not after.is_visible()
+    answer(page, "crossover-rms", "0.5", "wrong")
+    answer(page, "crossover-rms", "1e-5", "wrong")  # eps itself: a named slip
+    assert not after.is_visible() and page.evaluate(HIDDEN_BLOCKS) > 0
+    answer(page, "crossover-rms", "0.0032", "close")  # right so far
+    assert not after.is_visible() and page.evaluate(HIDDEN_BLOCKS) > 0
+    answer(page, "crossover-rms")
+    assert after.is_visible() and page.evaluate(HIDDEN_BLOCKS) == 0
+    answer(page, "crossover-rms", "0.5", "wrong")  # once opened, the page stays open
+    assert after.is_visible()
+    page.reload(wait_until="networkidle")
+    page.wait_for_function(READY)
+    assert page.locator(".bd-article p").last.is_visible()
+    assert errors == []
+    context.close()
+
+
+def test_one_for_the_plateau_is_the_eps_free_slip_and_keeps_the_page_held(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, _ = page_with_errors(context, f"{server}/book/follow-one-vector.html")
+    page.wait_for_function(READY)
+    answer(page, "plateau-value", "1", "wrong")
+    status = page.locator(".prediction[data-exercise='plateau-value'] [role='status']").text_content()
+    assert "eps = 0 ideal" in status and status == check("plateau-value", "1").sentence
+    assert not page.locator(".bd-article p").last.is_visible()
+    context.close()
+
+
+def test_a_box_that_holds_the_page_says_what_waits_below_it(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, _ = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
+    page.wait_for_function(READY)
+    notice = page.locator(".prediction[data-exercise='crossover-rms'] .prediction-hold")
+    assert notice.is_visible()
+    text = notice.text_content()
+    for section in ("Three scale cards", "Epsilon inside or outside the square root", "Explore it yourself"):
+        assert f"the section \u201c{section}\u201d" in text
+    assert re.search(r"\d+ figures", text) and text.startswith("To go on, answer above or show the answer.")
+    answer(page, "crossover-rms")
+    assert not notice.is_visible()
+    context.close()
+
+
+def test_a_contents_link_to_a_held_section_goes_to_the_box_that_holds_it(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, _ = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
+    page.wait_for_function(READY)
+    link = page.locator(".bd-toc a[href='#explorer'], .bd-toc a[href='#explore-it-yourself']").first
+    page.evaluate("() => window.scrollTo(0, 0)")
+    link.click()
+    box = page.locator(".prediction[data-exercise='crossover-rms']")
+    page.wait_for_function(
+        "() => document.activeElement === document.querySelector(\".prediction[data-exercise='crossover-rms'] input\")"
+    )
+    assert box.is_visible() and box.locator("input").evaluate("e => e === document.activeElement")
+    top = box.evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 900
     context.close()
 
 
@@ -336,7 +441,8 @@ def held_server():
     httpd.shutdown()
 
 
-VISIBLE_OR_NOT_TEXT = VISIBLE_TEXT.replace(" || !parent.checkVisibility()", "")
+VISIBLE_OR_NOT_TEXT = VISIBLE_TEXT.replace("if (!parent.checkVisibility()) continue;", "")
+assert VISIBLE_OR_NOT_TEXT != VISIBLE_TEXT
 
 
 @pytest.mark.parametrize("page_path", ["book/formula", "book/backward", "book/boundaries"])
@@ -351,10 +457,10 @@ def test_a_page_still_arriving_shows_no_answer_either(browser, held_server, page
         page.wait_for_function(f"() => document.querySelectorAll('.prediction').length === {count}", timeout=120_000)
         assert page.evaluate("() => document.readyState") == "loading"
         boxes = page.locator(".prediction[data-exercise]").evaluate_all("els => els.map(e => e.dataset.exercise)")
-        present = page.evaluate(VISIBLE_OR_NOT_TEXT)
+        present = page.evaluate(VISIBLE_OR_NOT_TEXT, "*")
         arrived = [form for box in boxes for form in written_forms(box) if shown_whole(form, present)]
         assert arrived, "the held part of the page holds no answer: this test would see nothing"
-        visible = page.evaluate(VISIBLE_TEXT)
+        visible = page.evaluate(VISIBLE_TEXT, "*")
         assert [form for form in arrived if shown_whole(form, visible)] == []
     finally:
         held_server.released.set()

@@ -44,7 +44,7 @@ def wrong(exercise: Exercise) -> str:
     if isinstance(kind, Shape):
         return kind.toml((*answer, 7))
     assert isinstance(kind, Choice)
-    return kind.toml((answer + 1) % len(kind.options))
+    return kind.toml(kind.options[(kind.index(answer) + 1) % len(kind.options)])
 
 
 def slip(exercise: Exercise) -> str | None:

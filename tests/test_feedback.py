@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from leaks import expected_renderings
 
 from rmsnorm_course import check
 from rmsnorm_course.exercises.errors import UnknownExercise
-from rmsnorm_course.exercises.feedback import Outcome, reference
+from rmsnorm_course.exercises.feedback import NEAR_MISS, Outcome, reference
 from rmsnorm_course.exercises.kinds import Choice
 from rmsnorm_course.exercises.registry import EXERCISES
 
@@ -30,13 +33,13 @@ from rmsnorm_course.exercises.registry import EXERCISES
         ("zero-row-positive-eps", "A"),
         ("zero-row-positive-eps", "a row of zeros"),
         ("zero-row-positive-eps", "A Row of Zeros."),
-        ("zero-row-zero-eps", "C"),
-        ("zero-row-zero-eps", "(C)"),
+        ("zero-row-zero-eps", "D"),
+        ("zero-row-zero-eps", "(D)"),
         ("reciprocal-rms", "\uff10.\uff12\uff18\uff12\uff18\uff14\uff13"),  # fullwidth
         ("mean-square", "\u0661\u0662.\u0665"),  # Arabic-Indic digits
         ("mean-square", "\ufeff12.5"),  # a byte-order mark
         ("output-shape", "(\u0662, \u0665, \u0663)"),
-        ("zero-row-zero-eps", "\x1c C \x85"),  # controls Python counts as space
+        ("zero-row-zero-eps", "\x1c D \x85"),  # controls Python counts as space
         ("grad-gain", [0.848528, -2.262741]),
         # typed inside the answers file's quotes
         ("reciprocal-rms", "0.282843"),
@@ -50,9 +53,18 @@ from rmsnorm_course.exercises.registry import EXERCISES
         ("output-shape", "[2, 5, 3]"),
         ("gain-gradient-shape", "3"),
         ("gain-gradient-shape", "(3,)"),
-        ("zero-row-zero-eps", "'C'"),
-        ("zero-row-zero-eps", "'an error that names the row'"),
-        ("zero-row-zero-eps", "An error that names the row."),
+        ("zero-row-zero-eps", "'D'"),
+        ("zero-row-zero-eps", "'an error naming the row'"),
+        ("zero-row-zero-eps", "An error naming the row."),
+        # the ways people write answers that are not plain decimals
+        ("mean-square", "25/2"),
+        ("normalized", "0.848528, 1.131370"),
+        ("output-shape", "2x5x3"),
+        ("output-shape", "2 \u00d7 5 \u00d7 3"),
+        ("output-shape", "2, 5, 3"),
+        ("fused-bytes", "8 bytes"),
+        ("fused-bytes", "8B"),
+        ("grad-x-scaled", "1/4"),
     ],
 )
 def test_right_answers_in_every_form_a_person_types(exercise_id, answer):
@@ -94,12 +106,15 @@ def test_a_known_slip_is_named():
     ("exercise_id", "answer", "found"),
     [
         ("mean-square", "twelve", "text that is not a number"),
-        ("mean-square", "12.5 or so", "text that is not a number"),
+        ("mean-square", "12.5 or so", "a number followed by other words; write the number alone"),
+        ("mean-square", "12.5 bytes", "a number followed by other words; write the number alone"),
+        ("reciprocal-rms", "0,28", "a number with a decimal comma; write a point for decimals, as in 0.5"),
+        ("reciprocal-rms", "1/0", "a fraction with 0 below the line"),
         ("mean-square", "[12.5]", "a list of 1 value"),
-        ("normalized", "0.8, 1.1", "text that is not a list of numbers"),
+        ("normalized", "0.8; 1.1", "text that is not a list of numbers"),
         ("normalized", [[0.8, 1.1]], "a list of 1 value"),
         ("normalized", [0.8, 1.1, 0.0], "a list of 3 values"),
-        ("output-shape", "B, T, d", "text that is not a whole number of 0 or more"),
+        ("output-shape", "B, T, d", "a list whose entry 1 is not a whole number of 0 or more"),
         ("output-shape", [2.5, 5, 3], "a list whose entry 1 is not a whole number of 0 or more"),
         ("eps-near-zero", 2, "a whole number; write the option's letter"),
         ("eps-near-zero", "E", "text that names no option"),
@@ -118,13 +133,51 @@ def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, found):
 def test_an_answer_at_fewer_decimals_is_right_so_far_and_says_how_many_to_give():
     for exercise_id, answer in (
         ("reciprocal-rms", "0.2828"),
-        ("plateau-value", "1"),
+        ("plateau-value", "0.99"[:3]),  # 0.9 is not 0.999999 to one decimal: not so far
         ("tiny-normalized", "[0.0943, 0.1257]"),
     ):
         verdict = check(exercise_id, answer)
+        if answer == "0.9":
+            assert verdict.outcome is Outcome.WRONG
+            continue
         assert verdict.outcome is Outcome.CLOSE and not verdict.correct, exercise_id
         assert "give six decimals" in verdict.message and "Hint" not in verdict.message
-    assert check("plateau-value", "1.000000").outcome is Outcome.WRONG  # 1 is not the point: 0.999999 is
+
+
+@pytest.mark.parametrize("answer", ["1", "1.0", "1.000000"])
+def test_one_for_the_mean_square_of_x_hat_is_the_eps_free_slip_not_right_so_far(answer):
+    """1 rounds the reference to no decimals, but it is exactly the eps = 0 ideal: the slip is named."""
+    verdict = check("plateau-value", answer)
+    assert verdict.outcome is Outcome.WRONG and verdict.slips and "eps = 0 ideal" in verdict.message
+
+
+def test_a_slip_is_named_only_when_the_answer_is_that_slip():
+    stretched = check("scaled-ideal", "10.182338")  # 9 x-hat: x-hat scaled by the factor
+    assert "scales x-hat by the factor" in stretched.message
+    unrelated = check("scaled-ideal", "0.5")
+    assert unrelated.slips == () and "factor" not in unrelated.message
+    exponential = check("one-plus-gain", "1.110364")  # 1 + 0.3 exp(-1): the exponential for (1 - rate)^steps
+    assert "exp(-rate * steps)" in exponential.message and "shrinks w" not in exponential.message
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "place"),
+    [
+        ("reciprocal-rms", "0.282842", "sixth decimal"),
+        ("reciprocal-rms", "0.2830", "fourth decimal"),
+        ("tiny-scaled", "[0.632456, 0.843270]", "sixth decimal"),
+        ("anchor-mean", "0.8944", None),  # right so far
+        ("anchor-mean", "0.85", None),  # 5% off: not near, so the hint
+    ],
+)
+def test_a_near_miss_is_told_where_it_is_off_and_given_no_slip_it_did_not_make(exercise_id, answer, place):
+    verdict = check(exercise_id, answer)
+    if place is None:
+        assert "Not quite" not in verdict.message
+        return
+    assert verdict.outcome is Outcome.WRONG and verdict.slips == ()
+    assert verdict.message == f"Not quite: within 1% of the answer, but off in the {place}."
+    assert "Hint" not in str(verdict)
 
 
 @pytest.mark.parametrize("blank", [..., None, "", "   "])
@@ -136,8 +189,13 @@ def test_no_answer_shows_the_question(blank):
 
 def test_an_unanswered_choice_lists_its_options():
     verdict = check("zero-row-zero-eps")
-    assert verdict.options == ("A) a row of zeros", "B) a row of NaN", "C) an error that names the row")
-    assert "  B) a row of NaN" in str(verdict)
+    assert verdict.options == (
+        "A) a row of zeros",
+        "B) a row of NaNs",
+        "C) a row of plus infinities",
+        "D) an error naming the row",
+    )
+    assert "  B) a row of NaNs" in str(verdict)
 
 
 def test_an_unknown_exercise_is_an_error_that_suggests_the_nearest():
@@ -173,15 +231,61 @@ def test_the_caller_s_array_is_left_alone():
 def test_reference_shows_the_answer_and_explanation():
     verdict = reference("grad-x")
     assert verdict.correct and verdict.answer == "[0.407293, -0.30547]"
-    assert "central differences agree on 2 of 2" in verdict.message
+    assert "[0.407293, -0.305470]" in verdict.message and "Nudging each coordinate" in verdict.detail
+    assert str(verdict).endswith(f"  Why: {verdict.detail}")
 
 
 @pytest.mark.parametrize("exercise", [e for e in EXERCISES.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id)
 def test_every_wrong_option_gets_its_own_note(exercise):
-    solution = exercise.solve()
+    solution, kind = exercise.solve(), exercise.kind
     noted = dict(solution.pitfalls)
-    assert set(noted) == set(range(len(exercise.kind.options))) - {solution.answer}
-    for index, note in noted.items():
-        verdict = check(exercise.id, exercise.kind.letters[index])
+    assert set(noted) == set(kind.options) - {solution.answer}
+    for option, note in noted.items():
+        verdict = check(exercise.id, kind.letters[kind.index(option)])
         assert verdict.outcome is Outcome.WRONG and verdict.slips == (note,)
-        assert verdict.message.startswith(note)
+        assert verdict.message == note and verdict.detail == exercise.hint
+
+
+def _verdict_texts(exercise) -> list[str]:
+    """Every sentence a verdict on this exercise can lead with, before its fold."""
+    solution = exercise.solve()
+    texts = [solution.explanation, check(exercise.id, "\u0000").message]
+    texts += [note for _, note in solution.pitfalls]
+    texts += [f"Hint: {exercise.hint}"]
+    if not isinstance(exercise.kind, Choice):
+        texts.append(NEAR_MISS.format(place="sixth decimal"))
+    return texts
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_a_verdict_is_one_short_sentence_before_its_fold(exercise):
+    """About thirty words at most, whatever the outcome; the reasoning waits in the fold."""
+    for text in _verdict_texts(exercise):
+        assert len(text.split()) <= 32, text
+
+
+TAUGHT_NAMES = {"RMSNorm", "LayerNorm", "BatchNorm", "PyTorch", "NaN", "NaNs", "MiB"}
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_a_verdict_speaks_the_chapter_s_words_not_the_package_s_class_names(exercise):
+    solution = exercise.solve()
+    for text in [solution.explanation, solution.detail, *(note for _, note in solution.pitfalls), exercise.hint]:
+        names = set(re.findall(r"\b[A-Z][a-z]+[A-Z]\w*", text)) - TAUGHT_NAMES
+        assert not names, (exercise.id, names)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+def test_nothing_a_verdict_says_gives_away_a_later_box(exercise):
+    """An explanation, its fold, a slip's note and the hint state no later exercise's answer.
+
+    A row of zeros is left out: it is too common an outcome (an all-zero row, a centred batch) to give away.
+    """
+    order = list(EXERCISES)
+    solution = exercise.solve()
+    said = " ".join([solution.explanation, solution.detail, exercise.hint, *(n for _, n in solution.pitfalls)])
+    for later in order[order.index(exercise.id) + 1 :]:
+        for form in expected_renderings(EXERCISES[later], whole=True):
+            kind, answer = EXERCISES[later].kind, EXERCISES[later].solve().answer
+            if len(form) >= 4 and not isinstance(kind, Choice) and np.any(np.asarray(answer, dtype=float) != 0):
+                assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", said), (later, form)

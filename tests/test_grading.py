@@ -39,7 +39,7 @@ def test_the_template_lists_every_exercise_unanswered_with_its_prompt():
 
 
 def test_the_template_shows_the_options_of_every_choice():
-    assert "#   C) an error that names the row" in answers_file()
+    assert "#   D) an error naming the row" in answers_file()
 
 
 def test_the_solutions_file_is_all_correct(tmp_path):
@@ -52,7 +52,7 @@ def test_the_solutions_file_holds_the_seed_values():
     assert answers["mean-square"] == 12.5
     assert answers["grad-x"] == [0.407293, -0.30547]
     assert answers["gain-gradient-shape"] == [3]
-    assert answers["zero-row-zero-eps"] == "C"
+    assert answers["zero-row-zero-eps"] == "D"
 
 
 def test_python_m_rmsnorm_course_solutions_prints_the_solutions_file(capsys):

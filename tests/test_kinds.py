@@ -46,7 +46,9 @@ def test_number_shows_what_was_given_and_counts_its_decimals(raw, shown, decimal
 
 def test_number_refuses_text_lists_and_values_of_other_kinds_in_words():
     refused(Number(), "twelve", "text that is not a number")
-    refused(Number(), "1/8", "text that is not a number")
+    refused(Number(), "1,8", "a number with a decimal comma; write a point for decimals, as in 0.5")
+    refused(Number(), "1/0", "a fraction with 0 below the line")
+    refused(Number(), "8 bytes", "a number followed by other words; write the number alone")
     refused(Number(), "inf", "text that is not a number")
     refused(Number(), "[12.5]", "a list of 1 value")
     refused(Number(), [12.5, 1], "a list of 2 values")
@@ -108,7 +110,9 @@ def test_vector_reads_lists_tuples_and_arrays(raw):
     assert Vector(2).read(raw).value == (3.0, 4.0)
 
 
-@pytest.mark.parametrize("raw", ["[3, 4]", "(3, 4)", " [3.0, 4.0,] ", "'[3, 4]'", ["3", "4"], [3, " 4.0 "]])
+@pytest.mark.parametrize(
+    "raw", ["[3, 4]", "(3, 4)", " [3.0, 4.0,] ", "'[3, 4]'", ["3", "4"], [3, " 4.0 "], "3, 4", "3.0,4.0,"]
+)
 def test_vector_reads_text_that_is_a_list_of_numbers(raw):
     assert Vector(2).read(raw).value == (3.0, 4.0)
 
@@ -120,8 +124,8 @@ def test_vector_refuses_the_wrong_length_or_entries():
     refused(Vector(2), [[1.0, 2.0]], "a list of 1 value")
     refused(Vector(2), [1.0, "two"], "a list whose entry 2 is not a number")
     refused(Vector(2), [True, 1.0], "a list whose entry 1 is not a number")
-    refused(Vector(2), "0.8, 1.1", "text that is not a list of numbers")
-    refused(Vector(2), "[0.8, 1.1", "text that is not a list of numbers")
+    refused(Vector(2), "0.8; 1.1", "text that is not a list of numbers")
+    refused(Vector(2), "[0.8, 1.1", "a list whose entry 1 is not a number")
     refused(Vector(2), 0.8, "a single number")
 
 
@@ -140,6 +144,34 @@ def test_shape_reads_tuples_lists_and_text(raw):
     reading = Shape().read(raw)
     assert reading.value == ("2", "5", "3") and reading.shown == "(2, 5, 3)"
     assert Shape().compare(reading, (2, 5, 3)) is Outcome.CORRECT
+
+
+@pytest.mark.parametrize(
+    ("raw", "value", "shown", "decimals"),
+    [
+        ("1/4", 0.25, "1/4", 6),  # a fraction is exact: judged at every decimal asked
+        (" 25 / 2 ", 12.5, "25/2", 6),
+        ("-1/8", -0.125, "-1/8", 6),
+        ("1e-5/2", 5e-6, "1e-5/2", 6),
+    ],
+)
+def test_number_reads_a_fraction_as_its_value(raw, value, shown, decimals):
+    reading = Number().read(raw)
+    assert (reading.value, reading.shown, reading.decimals) == (value, shown, (decimals,))
+
+
+def test_number_reads_the_unit_the_question_asks_in_and_no_other():
+    bytes_ = Number(units=("bytes", "byte", "b"))
+    assert bytes_.read("8 bytes").value == 8.0 and bytes_.read("8 bytes").shown == "8 bytes"
+    assert bytes_.read("8B").value == 8.0 and bytes_.read("1 Byte").value == 1.0
+    assert bytes_.describe() == "a number of bytes, like 3"
+    refused(bytes_, "8 MiB", "a number followed by other words; write the number alone")
+
+
+def test_a_shape_may_be_written_with_times_signs_or_without_brackets():
+    for raw in ("2x5x3", "2 X 5 X 3", "2\u00d75\u00d73", "2, 5, 3"):
+        assert Shape().read(raw).value == ("2", "5", "3"), raw
+    refused(Shape(), "2x5x", "text that is not a whole number of 0 or more")
 
 
 def test_a_bare_whole_number_is_a_one_axis_shape():
@@ -185,7 +217,7 @@ def test_a_long_answer_is_shown_back_in_part_with_its_length():
         (Number(), 0.28284260, 0.282843),
         (Vector(2), (0.4072928, -0.3054696), [0.407293, -0.30547]),
         (Shape(), (2, 5, 3), [2, 5, 3]),
-        (Choice(OPTIONS), 2, "C"),
+        (Choice(OPTIONS), OPTIONS[2], "C"),
     ],
 )
 def test_toml_writes_what_a_person_would_type(kind, value, typed):
@@ -195,5 +227,5 @@ def test_toml_writes_what_a_person_would_type(kind, value, typed):
 def test_references_are_shown_at_the_precision_asked():
     assert Vector(2).show((0.84852780, 1.1313704)) == "[0.848528, 1.13137]"
     assert Number().show(12.5) == "12.5" and Number().show(-1e-9) == "0"
-    assert Choice(OPTIONS).show(2) == "C) rejected with an error"
+    assert Choice(OPTIONS).show(OPTIONS[2]) == "C) rejected with an error"
     assert Shape().show((3,)) == "(3,)"

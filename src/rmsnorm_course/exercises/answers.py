@@ -101,7 +101,7 @@ class AnswerSheet:
         if verdict.outcome is Outcome.NOT_ANSWERED:
             prompt = registry.get(verdict.exercise_id).prompt
             return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
-        return f"{where}: {verdict.sentence}"
+        return f"{where}: {verdict.unfolded}"
 
 
 def answers_file(solutions: bool = False) -> str:

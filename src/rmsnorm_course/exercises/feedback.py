@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from . import reading, registry
 from .errors import AnswerKindError
-from .kinds import DECIMALS, FOUND, MESSAGE, Choice, Number, Outcome, Reading, Vector, shortened
+from .kinds import FOUND, MESSAGE, NEAR, PLACES, Choice, Outcome, Reading, shortened
 from .registry import Exercise
 
 __all__ = ["LOOKS", "Outcome", "Verdict", "check", "judge", "page_words", "reference"]
@@ -31,19 +31,25 @@ LOOKS = {
     Outcome.NOT_ANSWERED: ("?", "Your turn", "#57606a"),
     Outcome.UNREADABLE: ("✗", "Cannot read this answer", "#9a6700"),
 }
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # How every verdict reads, wherever it is shown: a head, the answer as read (when one was), then the words.
 HEAD = "{mark} {word}"
 SAID = ", you said {answer}"
 SENTENCE = "{head}: {message}"
+# A wrong number close to the reference is told where it is off, never handed a slip it did not make.
+NEAR_MISS = f"Not quite: within {NEAR:.0%} of the answer, but off in the {{place}}."
+CLOSE = "Every number you gave agrees to the decimals you wrote: now {give}"
+# What the fold under a verdict is called: the reasoning under a right answer, the hint under a named slip.
+FOLDS = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint"}
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What became of one answer: the outcome, its words, and the answer as it is shown back.
 
-    ``slips`` holds the notes of the known slips a wrong answer matches (they are in the
-    message too), so that a class's most common mistakes can be named.
+    ``message`` is one short sentence; ``detail``, folded under it where it is shown,
+    holds the reasoning behind a right answer or the hint behind a named slip.
+    ``slips`` holds the notes of the known slips a wrong answer matches (they are the
+    message), so that a class's most common mistakes can be named.
     """
 
     exercise_id: str
@@ -52,6 +58,7 @@ class Verdict:
     answer: str | None = None
     options: tuple[str, ...] = ()
     slips: tuple[str, ...] = ()
+    detail: str = ""
 
     @property
     def correct(self) -> bool:
@@ -80,8 +87,19 @@ class Verdict:
         """The verdict in one line, as the page, the grader and the feedback pages show it."""
         return SENTENCE.format(head=self.head, message=self.message)
 
+    @property
+    def unfolded(self) -> str:
+        """The sentence with what is folded under it, for text that has no fold (the grader, feedback pages)."""
+        return f"{self.sentence} {self.fold}: {self.detail}" if self.detail else self.sentence
+
+    @property
+    def fold(self) -> str:
+        """What the fold under the verdict is called, where it has one."""
+        return FOLDS.get(self.outcome, "More") if self.detail else ""
+
     def __str__(self) -> str:
-        return "\n".join([f"{self.exercise_id}: {self.sentence}", *(f"  {option}" for option in self.options)])
+        detail = [f"  {self.fold}: {self.detail}"] if self.detail else []
+        return "\n".join([f"{self.exercise_id}: {self.sentence}", *(f"  {option}" for option in self.options), *detail])
 
     __repr__ = __str__
 
@@ -94,22 +112,23 @@ class Verdict:
             f'role="status" style="border-left: 0.35em solid {accent}; padding: 0.5em 0.9em; margin: 0.4em 0; '
             'background: #f6f8fa; color: #1f2328; border-radius: 0.2em;">'
             f"<strong>{html.escape(self.title)}</strong>"
-            f"<p style='margin: 0.3em 0 0 0;'>{html.escape(self.sentence)}</p>" + (listed if options else "") + "</div>"
+            f"<p style='margin: 0.3em 0 0 0;'>{html.escape(self.sentence)}</p>"
+            + (listed if options else "")
+            + (
+                f"<details><summary>{self.fold}</summary><p>{html.escape(self.detail)}</p></details>"
+                if self.detail
+                else ""
+            )
+            + "</div>"
         )
 
 
 # --- the words -------------------------------------------------------------------------------
 
 
-def _decimals(exercise: Exercise) -> int:
-    kind = exercise.kind
-    return kind.decimals if isinstance(kind, (Number, Vector)) else DECIMALS
-
-
 def _close(exercise: Exercise) -> str:
-    decimals = _decimals(exercise)
-    places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
-    return f"Every number you gave agrees to the decimals you wrote: now give {places} decimals."
+    give = exercise.kind.instruction() or "give every decimal"
+    return CLOSE.format(give=give[0].lower() + give[1:])
 
 
 def _not_answered(exercise: Exercise) -> str:
@@ -123,16 +142,23 @@ def _hint(exercise: Exercise) -> str:
 def page_words(exercise: Exercise) -> dict[str, object]:
     """Every fixed text a verdict on this exercise can say, as the page receives it.
 
-    ``wrong`` follows the notes of the slips the answer matches; ``unreadable`` is
-    ``MESSAGE`` with what was found (``FOUND``) filled in.
+    ``wrong`` is the hint; ``near`` is said instead of it to a near miss, with its
+    place from ``places``; ``unreadable`` is ``MESSAGE`` with what was found
+    (``FOUND``) filled in.
     """
+    solution = exercise.solve()
     return {
         "head": HEAD,
         "said": SAID,
         "sentence": SENTENCE,
-        "correct": exercise.solve().explanation,
+        "correct": solution.explanation,
+        "detail": solution.detail,
         "close": _close(exercise),
         "wrong": _hint(exercise),
+        "hint": exercise.hint,
+        "near": NEAR_MISS,
+        "places": list(PLACES),
+        "folds": {outcome.name.lower(): word for outcome, word in FOLDS.items()},
         "not_answered": _not_answered(exercise),
         "unreadable": MESSAGE,
         "found": FOUND,
@@ -152,15 +178,22 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
         given: Reading = exercise.kind.read(raw)
     except AnswerKindError as error:
         return Verdict(exercise.id, Outcome.UNREADABLE, str(error), None, _options(exercise))
-    solution = exercise.solve()
+    kind, solution = exercise.kind, exercise.solve()
     shown = shortened(given.shown)
-    outcome = exercise.kind.compare(given, solution.answer)
+    outcome = kind.compare(given, solution.answer)
     if outcome is Outcome.CORRECT:
-        return Verdict(exercise.id, outcome, solution.explanation, shown)
-    if outcome is Outcome.CLOSE:
+        return Verdict(exercise.id, outcome, solution.explanation, shown, detail=solution.detail)
+    # a slip's own value, given in full, is that slip even where it rounds to the reference ("1" for 0.999999)
+    exact = tuple(note for value, note in solution.pitfalls if kind.exactly(given, value))
+    if outcome is Outcome.CLOSE and not exact:
         return Verdict(exercise.id, outcome, _close(exercise), shown)
-    slips = tuple(note for value, note in solution.pitfalls if exercise.kind.matches(given, value))
-    return Verdict(exercise.id, Outcome.WRONG, " ".join([*slips, _hint(exercise)]), shown, slips=slips)
+    slips = exact or tuple(note for value, note in solution.pitfalls if kind.matches(given, value))
+    if slips:
+        return Verdict(exercise.id, Outcome.WRONG, " ".join(slips), shown, slips=slips, detail=exercise.hint)
+    place = kind.off(given, solution.answer)
+    if place is not None:
+        return Verdict(exercise.id, Outcome.WRONG, NEAR_MISS.format(place=PLACES[place]), shown)
+    return Verdict(exercise.id, Outcome.WRONG, _hint(exercise), shown)
 
 
 def score(verdicts: Iterable[Verdict]) -> int:
@@ -189,7 +222,9 @@ def reference(exercise_id: str) -> Verdict:
     """The reference answer with its explanation, as a verdict (for the book's folded answers)."""
     exercise = registry.get(exercise_id)
     solution = exercise.solve()
-    return Verdict(exercise.id, Outcome.CORRECT, solution.explanation, exercise.kind.show(solution.answer))
+    return Verdict(
+        exercise.id, Outcome.CORRECT, solution.explanation, exercise.kind.show(solution.answer), detail=solution.detail
+    )
 
 
 def _options(exercise: Exercise) -> tuple[str, ...]:

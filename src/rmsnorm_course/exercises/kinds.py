@@ -39,7 +39,17 @@ FOUND = {  # ... and what was found instead; the page fills in the same template
     "entry": "a list whose entry {index} is not {what}",
     "long": "an answer of {count} characters; the grader reads at most {longest} in one answer",
     "no option": "text that names no option",
+    "comma": "a number with a decimal comma; write a point for decimals, as in 0.5",
+    "words": "a number followed by other words; write the number alone",
+    "zero below": "a fraction with 0 below the line",
 }
+NEAR = 0.01  # a wrong number within this share of the reference is told where it is off, not given a hint
+SLACK = 1e-12  # relative room for the binary rounding of both numbers when half a unit decides
+
+
+def judging() -> dict[str, float]:
+    """The numbers the page's judge needs beside the reading rules, from their one home here."""
+    return {"shown": SHOWN, "near": NEAR, "slack": SLACK}
 
 
 class Outcome(Enum):
@@ -159,17 +169,32 @@ def _found(typed: reading.Typed, what: str) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """One real number, stated to ``decimals`` places or exactly."""
+    """One real number, stated to ``decimals`` places or exactly.
+
+    ``units`` names the unit the question asks in (its first word is its name): a
+    number written with one of them, ``8 bytes``, reads as the number. ``stated``
+    says whether the question asks for the decimals in words ("Give six decimals."),
+    which it does unless the answer is a short exact number.
+    """
 
     decimals: int = DECIMALS
+    units: tuple[str, ...] = ()
+    stated: bool = True
 
     def describe(self) -> str:
-        return "a number, like 0.5"
+        return f"a number of {self.units[0]}, like 3" if self.units else "a number, like 0.5"
+
+    def instruction(self) -> str:
+        """What the question adds about precision, written from ``decimals``."""
+        return _give(self.decimals) if self.stated else ""
 
     def read(self, raw: object) -> Reading:
         typed = _typed(raw, self.describe())
-        if typed.entries is None and reading.is_number(typed.text):
-            return Reading(float(typed.text), typed.text, (reading.decimals(typed.text),))
+        if typed.entries is None:
+            number = _number(typed.text, self.decimals, self.units)
+            if isinstance(number, Reading):
+                return number
+            raise unreadable(self.describe(), number)
         raise unreadable(self.describe(), _found(typed, "a number"))
 
     def compare(self, given: Reading, expected: float) -> Outcome:
@@ -179,12 +204,20 @@ class Number:
         """Whether ``given`` states ``value`` to the decimals it gives (for a known slip's wrong answer)."""
         return _agree(given.value, value, min(given.decimals[0], self.decimals))
 
+    def exactly(self, given: Reading, value: float) -> bool:
+        """Whether ``given`` is ``value`` at the precision asked: a slip's value, not a rounded right answer."""
+        return _agree(given.value, value, self.decimals)
+
+    def off(self, given: Reading, expected: float) -> int | None:
+        """Where a near miss first differs (0 the whole-number part, k the k-th decimal), or None if not near."""
+        return _off((given.value,), (expected,), self.decimals)
+
     def show(self, value: float) -> str:
         """A reference value at the precision asked, without trailing zeros: 12.5, 0.282843."""
         return _decimal_text(value, self.decimals)
 
     def data(self) -> dict[str, object]:
-        return {"type": "number", "decimals": self.decimals}
+        return {"type": "number", "decimals": self.decimals, "units": list(self.units)}
 
     def plain(self, value: float) -> float:
         """A reference value as the page compares with it."""
@@ -192,6 +225,27 @@ class Number:
 
     def toml(self, value: float) -> str:
         return repr(round(float(value), self.decimals))
+
+
+def _number(text: str, decimals: int, units: tuple[str, ...] = ()) -> Reading | str:
+    """One number as written, or what was found instead: a decimal, a fraction, a number in the unit asked."""
+    if reading.is_number(text):
+        return Reading(float(text), text, (reading.decimals(text),))
+    fraction = re.fullmatch(reading.FRACTION, text)
+    if fraction:
+        above, below = fraction.groups()
+        if float(below) == 0:
+            return FOUND["zero below"]
+        return Reading(float(above) / float(below), f"{above}/{below}", (decimals,))  # exact: judged in full
+    worded = re.fullmatch(reading.WITH_WORDS, text)
+    if worded and units and reading.plain_words(worded.group(2)) in units:
+        token = worded.group(1)
+        return Reading(float(token), f"{token} {units[0]}", (reading.decimals(token),))
+    if worded:
+        return FOUND["words"]
+    if re.fullmatch(reading.DECIMAL_COMMA, text):
+        return FOUND["comma"]
+    return FOUND["text"].format(what="a number")
 
 
 @dataclass(frozen=True)
@@ -205,9 +259,12 @@ class Vector:
         example = ", ".join(["0.5", "-1.25", "2.0", "0.75"][: self.length])
         return f"a list of {self.length} numbers, like [{example}]"
 
+    def instruction(self) -> str:
+        return _give(self.decimals)
+
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        typed = _typed(raw, expected)
+        typed = reading.unbracketed(_typed(raw, expected))
         if typed.entries is None:
             found = FOUND["number"] if reading.is_number(typed.text) else _found(typed, "a list of numbers")
             raise unreadable(expected, found)
@@ -230,6 +287,12 @@ class Vector:
         return all(
             _agree(g, v, min(d, self.decimals)) for g, v, d in zip(given.value, value, given.decimals, strict=True)
         )
+
+    def exactly(self, given: Reading, value: Sequence[float]) -> bool:
+        return all(_agree(g, v, self.decimals) for g, v in zip(given.value, value, strict=True))
+
+    def off(self, given: Reading, expected: Sequence[float]) -> int | None:
+        return _off(given.value, tuple(expected), self.decimals)
 
     def show(self, value: Sequence[float]) -> str:
         return "[" + ", ".join(_decimal_text(v, self.decimals) for v in value) + "]"
@@ -254,9 +317,12 @@ class Shape:
     def describe(self) -> str:
         return "a list of whole numbers, one per axis, like [4, 7]"
 
+    def instruction(self) -> str:
+        return ""
+
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        typed = _typed(raw, expected)
+        typed = reading.unbracketed(_typed(raw, expected), by=True)
         entries = typed.entries if typed.entries is not None else (typed.text,)
         sizes = []
         for index, entry in enumerate(entries):
@@ -273,6 +339,11 @@ class Shape:
 
     def matches(self, given: Reading, value: Sequence[int]) -> bool:
         return self.compare(given, value) == Outcome.CORRECT
+
+    exactly = matches
+
+    def off(self, given: Reading, expected: Sequence[int]) -> None:
+        return None
 
     def show(self, value: Sequence[int]) -> str:
         return str(tuple(int(v) for v in value))
@@ -303,25 +374,47 @@ def _size(entry: object) -> str | None:
     return None if entry.startswith("-") and digits != "0" else digits
 
 
+class Right:
+    """The mark of the option its author holds to be right (the solver must agree: a test holds them together)."""
+
+    def __repr__(self) -> str:
+        return "RIGHT"
+
+
+RIGHT = Right()
+
+
 @dataclass(frozen=True)
 class Choice:
     """One of a few options, answered by its letter (A, B, ...) or by its words.
 
-    Each option carries why it is wrong, said to a reader who picks it when it is
-    ("" where no slip leads there, or where the option can only be right).
+    Each wrong option carries why it is wrong, said to a reader who picks it; the
+    option its author holds right is marked ``RIGHT``. A solver answers with the
+    option's words, never its position.
     """
 
     options: tuple[str, ...]
     why_wrong: tuple[str, ...] = ()
+    marked: str | None = None
 
     @classmethod
-    def of(cls, options: dict[str, str]) -> Choice:
-        """``{option: why it is wrong}``, in the order the reader sees them."""
-        return cls(tuple(options), tuple(options.values()))
+    def of(cls, options: dict[str, str | Right]) -> Choice:
+        """``{option: why it is wrong, or RIGHT}``, in the order the reader sees them."""
+        marked = [option for option, why in options.items() if why is RIGHT]
+        if len(marked) != 1:
+            raise ValueError(f"a choice marks exactly one option RIGHT; {len(marked)} are marked")
+        notes = tuple("" if why is RIGHT else why for why in options.values())
+        return cls(tuple(options), notes, marked[0])  # type: ignore[arg-type]
 
-    def pitfalls(self, right: int) -> tuple[tuple[int, str], ...]:
+    def pitfalls(self, right: str) -> tuple[tuple[str, str], ...]:
         """Each wrong option that has a word of its own, with that word."""
-        return tuple((index, why) for index, why in enumerate(self.why_wrong) if why and index != right)
+        return tuple((option, why) for option, why in zip(self.options, self.why_wrong) if why and option != right)
+
+    def index(self, option: str) -> int:
+        """The position of an option given by its words: the letter the reader sees is the page's business."""
+        if option not in self.options:
+            raise ValueError(f"{option!r} is not one of the options {self.options}")
+        return self.options.index(option)
 
     @property
     def letters(self) -> str:
@@ -329,6 +422,9 @@ class Choice:
 
     def describe(self) -> str:
         return f"a letter from {self.letters[0]} to {self.letters[-1]}, or the words of an option"
+
+    def instruction(self) -> str:
+        return ""
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
@@ -363,33 +459,64 @@ class Choice:
         """Each option's words as answers are compared with them."""
         return [reading.plain_words(reading.plain(option)) for option in self.options]
 
-    def compare(self, given: Reading, expected: int) -> Outcome:
-        return Outcome.CORRECT if given.value == expected else Outcome.WRONG
+    def compare(self, given: Reading, expected: str) -> Outcome:
+        return Outcome.CORRECT if self.options[given.value] == expected else Outcome.WRONG
 
-    def matches(self, given: Reading, value: int) -> bool:
-        return given.value == value
+    def matches(self, given: Reading, value: str) -> bool:
+        return self.options[given.value] == value
 
-    def show(self, index: int) -> str:
-        return f"{self.letters[index]}) {self.options[index]}"
+    exactly = matches
+
+    def off(self, given: Reading, expected: str) -> None:
+        return None
+
+    def show(self, option: str) -> str:
+        return f"{self.letters[self.index(option)]}) {option}"
 
     def listed(self) -> tuple[str, ...]:
         """Every option as the reader sees it: ``A) the words``, one per line."""
-        return tuple(self.show(index) for index in range(len(self.options)))
+        return tuple(self.show(option) for option in self.options)
 
     def data(self) -> dict[str, object]:
         return {"type": "choice", "letters": self.letters, "words": self.words()}
 
-    def plain(self, value: int) -> int:
-        return int(value)
+    def plain(self, option: str) -> int:
+        """The option's position, as the page compares with the letter it reads."""
+        return self.index(option)
 
-    def toml(self, value: int) -> str:
-        return f'"{self.letters[value]}"'
+    def toml(self, option: str) -> str:
+        return f'"{self.letters[self.index(option)]}"'
 
 
 Kind = Number | Vector | Shape | Choice
 
 
 # --- numbers at the precision asked ---------------------------------------------------------
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+PLACES = ("whole-number part", *(f"{word} decimal" for word in ORDINALS))  # where a near miss is off
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _give(decimals: int) -> str:
+    places = NUMBER_WORDS[decimals] if decimals < len(NUMBER_WORDS) else str(decimals)
+    return f"Give {places} decimals."
+
+
+def _off(given: Sequence[float], expected: Sequence[float], decimals: int) -> int | None:
+    """For a wrong answer within ``NEAR`` of the reference in every number, the first place where it is off.
+
+    0 is the whole-number part, k the k-th decimal: the first precision at which the
+    answer no longer rounds to the reference.
+    """
+    for g, e in zip(given, expected, strict=True):
+        if e == 0 or not math.isfinite(g) or abs(g - e) > NEAR * abs(e):
+            return None
+    for place in range(decimals + 1):
+        if not all(_nearly(g, e, place) for g, e in zip(given, expected, strict=True)):
+            return place
+    return None
 
 
 def _decimal_text(value: float, decimals: int) -> str:
@@ -403,7 +530,7 @@ def _agree(given: float, expected: float, decimals: int) -> bool:
     Half a unit exactly counts, with room for the binary rounding of both numbers, so
     that a reference ending in 5 may be rounded either way.
     """
-    slack = 1e-12 * max(1.0, abs(expected))
+    slack = SLACK * max(1.0, abs(expected))
     return math.isfinite(given) and abs(given - expected) <= 0.5 * 10.0**-decimals + slack
 
 

@@ -19,6 +19,11 @@ applies them as they are, so the three cannot drift apart. In order:
    ``[ ]`` or ``( )`` is a list, split at commas; one trailing comma is allowed.
 3. Tokens. An entry (or the whole answer) is a number when it matches ``NUMBER``:
    ASCII digits, an optional sign, point and exponent, as in ``-0.5``, ``.5``, ``1e-5``.
+   A few other ways people write answers are read too, or answered with what to
+   change (``kinds`` decides, by the kind of answer asked): a fraction ``1/4``; a
+   number with the unit the question asks for, ``8 bytes``; a vector or shape
+   without its brackets, ``0.8, 1.1``; a shape with times signs, ``2x5x3``; and a
+   decimal comma, ``0,28``, which is told to use a point.
 
 An answer longer than ``LONGEST`` characters is not read at all: the page refuses it
 in the box, and the grader with the same words. What a kind of answer (a number, a
@@ -39,6 +44,12 @@ NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 WHOLE = r"[+-]?[0-9]+"
 LETTER = r"\(? *([A-Za-z]) *[).]?"  # B, (B), B) or B. : a choice's letter
 LABELLED = r"\(? *([A-Za-z]) *[).] +([^ ].*)"  # B) and the option's words, as the box lists it
+# Forms a person writes that are not plain decimals, each read or answered with what to change:
+FRACTION = rf"({NUMBER}) */ *({NUMBER})"  # 1/4 is a quarter
+DECIMAL_COMMA = r"[+-]?[0-9]+,[0-9]+"  # 0,28: a decimal comma, told to write a point
+WITH_WORDS = rf"({NUMBER}) *([A-Za-z%][A-Za-z% ]*)"  # 8 bytes: a number and a unit, or other words
+BY = r"[0-9]+(?: *[xX\u00d7] *[0-9]+)+"  # 2x5x3: a shape written with times signs
+BY_SIGN = r" *[xX\u00d7] *"
 QUOTES = "\"'"
 MINUS_SIGN = "\u2212"
 TABLE = files("rmsnorm_course.exercises") / "characters.json"
@@ -111,6 +122,11 @@ def rules() -> dict[str, object]:
         "whole": WHOLE,
         "letter": LETTER,
         "labelled": LABELLED,
+        "fraction": FRACTION,
+        "decimal_comma": DECIMAL_COMMA,
+        "with_words": WITH_WORDS,
+        "by": BY,
+        "by_sign": BY_SIGN,
         "quotes": QUOTES,
     }
 
@@ -143,6 +159,21 @@ def typed(text: str) -> Typed:
             entries.pop()
         return Typed(text, tuple(entries))
     return Typed(text)
+
+
+def unbracketed(answer: Typed, by: bool = False) -> Typed:
+    """A list written without its brackets, ``0.8, 1.1`` (or, for a shape, ``2x5x3``), as a list.
+
+    Only a kind that asks for a list reads an answer this way: for a number, the
+    same commas are a decimal comma.
+    """
+    if answer.entries is not None:
+        return answer
+    if "," in answer.text:
+        return typed(f"[{answer.text}]")
+    if by and re.fullmatch(BY, answer.text):
+        return Typed(answer.text, tuple(re.split(BY_SIGN, answer.text)))
+    return answer
 
 
 def too_long(text: str) -> bool:

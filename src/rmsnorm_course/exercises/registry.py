@@ -2,11 +2,17 @@
 
 No answer is typed in. Each exercise carries a ``solve`` function that runs the
 package (the forward, the backward, the evidence) when an answer is checked, and
-returns the reference answer with an explanation that quotes what it computed.
-For a choice the options are part of the question. Where the package's behaviour
-decides between them (the all-zero row, centering and batches, the block's layout)
-the right option is found by running it; where it is a matter of reasoning (why eps
-matters near zero, who owns weight decay) the right option is part of the question.
+returns the reference answer with a one-sentence explanation that quotes what it
+computed, and the reasoning behind it (``detail``, folded under the verdict). For a
+choice the options are part of the question, and the author marks the one held
+right (``RIGHT``). Where the package's behaviour decides between them (the all-zero
+row, centering and batches, the block's layout) the solver finds the option by
+running it, and a test holds it to the mark; where it is a matter of reasoning (why
+eps matters near zero, who owns weight decay) the solver answers with the option
+the reasoning gives.
+
+An explanation says what its own question's answer is and why, and never states the
+answer to a question the chapter asks later: a verdict must not give the next box away.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from ..studies import evidence, example, modern, precision, training
 from ..studies.block import PreNormBlock
 from ..studies.formulas import rms_norm_formula
 from .errors import UnknownExercise
-from .kinds import Choice, Kind, Number, Shape, Vector
+from .kinds import RIGHT, Choice, Kind, Number, Shape, Vector
 from .untrusted import quoted
 
 X, G = example.INPUT, example.GAIN
@@ -41,13 +47,15 @@ SHAPE_SEED = 25
 class Solution:
     """The reference answer, why it is right, and wrong answers worth a specific word.
 
-    ``pitfalls`` pairs a computed wrong answer that a known slip produces with a note
-    naming the slip; the note never states the right answer.
+    ``explanation`` is one short sentence; ``detail`` the reasoning or evidence behind
+    it. ``pitfalls`` pairs a computed wrong answer that a known slip produces with a
+    note naming the slip; the note never states the right answer.
     """
 
     answer: object
     explanation: str
     pitfalls: tuple[tuple[object, str], ...] = ()
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,12 +76,17 @@ EXERCISES: dict[str, Exercise] = {}  # every exercise, in the order the chapter 
 def exercise(
     exercise_id: str, title: str, prompt: str, kind: Kind, hint: str
 ) -> Callable[[Callable[[], Solution]], Callable[[], Solution]]:
-    """Register the solver below as an exercise, with its question beside it."""
+    """Register the solver below as an exercise, with its question beside it.
+
+    The question ends with what the kind asks about precision ("Give six decimals."),
+    written from the kind, never typed beside it.
+    """
 
     def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
         if exercise_id in EXERCISES:
             raise ValueError(f"exercise {exercise_id!r} is registered twice")
-        EXERCISES[exercise_id] = Exercise(exercise_id, title, prompt, kind, hint, _with_options_words(solve, kind))
+        question = f"{prompt} {kind.instruction()}".strip()
+        EXERCISES[exercise_id] = Exercise(exercise_id, title, question, kind, hint, _with_options_words(solve, kind))
         return solve
 
     return register
@@ -87,13 +100,10 @@ def _with_options_words(solve: Callable[[], Solution], kind: Kind) -> Callable[[
     @functools.wraps(solve)
     def solved() -> Solution:
         solution = solve()
+        kind.index(solution.answer)  # a solver answers with one of the options' words
         return replace(solution, pitfalls=solution.pitfalls + kind.pitfalls(solution.answer))
 
     return solved
-
-
-def _agreement(report) -> str:
-    return f"central differences agree on {sum(c.passed for c in report.checks)} of {len(report.checks)} coordinates"
 
 
 def _nums(values) -> str:
@@ -102,6 +112,7 @@ def _nums(values) -> str:
 
 X_TEXT, G_TEXT, TINY_TEXT = _nums(X), _nums(G), _nums(TINY)
 PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
+EXACT = Number(stated=False)  # a short exact answer: the question does not ask for decimals
 WORKED = rms_norm_forward(X, G, DEFAULT_EPS)  # the worked example, every intermediate of its forward pass
 
 
@@ -112,23 +123,23 @@ WORKED = rms_norm_forward(X, G, DEFAULT_EPS)  # the worked example, every interm
     "mean-square",
     "The mean square",
     f"x = {X_TEXT}. What is its mean square, mean(x**2)?",
-    Number(),
+    EXACT,
     "Square each coordinate, add the squares, divide by the number of coordinates d.",
 )
 def _mean_square() -> Solution:
     squares = " + ".join(f"{v:g}^2" for v in X)
     return Solution(
         float(WORKED.mean_square[0]),
-        f"mean(x**2) = ({squares}) / {len(X)} = {WORKED.mean_square[0]:g}. "
-        "It is the average of the squares, not their sum.",
+        f"mean(x**2) = ({squares}) / {len(X)} = {WORKED.mean_square[0]:g}: the average of the squares.",
         pitfalls=((float(np.sum(np.square(X))), "That is the sum of the squares; the mean divides it by d."),),
+        detail="The mean divides by d, so a wider row of the same values has the same mean square.",
     )
 
 
 @exercise(
     "reciprocal-rms",
     "The reciprocal RMS",
-    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)? Give six decimals.",
+    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)?",
     Number(),
     "Add eps to the mean square, take the square root, then take 1 over it.",
 )
@@ -136,9 +147,9 @@ def _reciprocal_rms() -> Solution:
     rms = float(np.sqrt(WORKED.mean_square[0] + DEFAULT_EPS))
     return Solution(
         float(WORKED.inverse_rms[0]),
-        f"1 / sqrt({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(WORKED.inverse_rms[0])}. "
-        "Every coordinate of x is multiplied by this one shared factor.",
+        f"1 / sqrt({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(WORKED.inverse_rms[0])}.",
         pitfalls=((rms, "That is the RMS itself; the question asks for 1 / RMS."),),
+        detail="Every coordinate of x is multiplied by this one shared factor.",
     )
 
 
@@ -146,7 +157,7 @@ def _reciprocal_rms() -> Solution:
     "normalized",
     "x-hat of the worked example",
     f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
-    "before any gain? Six decimals.",
+    "before any gain?",
     PAIR,
     "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
 )
@@ -155,9 +166,8 @@ def _normalized() -> Solution:
     without_eps = rms_norm_forward(X, None, example.IDEAL_EPS).normalized
     return Solution(
         tuple(WORKED.normalized.tolist()),
-        f"x-hat = x * {fmt(WORKED.inverse_rms[0])} = {fmt(WORKED.normalized)}. "
-        f"Its mean square is {fmt(np.mean(np.square(WORKED.normalized)))}, just under 1 because of eps; "
-        "the coordinates themselves are not forced to magnitude 1.",
+        f"x-hat = x * {fmt(WORKED.inverse_rms[0])} = {fmt(WORKED.normalized)}: one shared factor, so x-hat "
+        "points the way x does.",
         pitfalls=(
             (
                 tuple(unit_length.tolist()),
@@ -168,45 +178,88 @@ def _normalized() -> Solution:
                 f"That is x-hat at eps = 0; the question's eps = {DEFAULT_EPS:g} moves the sixth decimal.",
             ),
         ),
+        detail=f"The coordinates keep their ratio, {X[0]:g} to {X[1]:g}; neither is forced to magnitude one.",
     )
 
 
 @exercise(
     "output",
     "The output, after the gain",
-    f"Apply the gain g = {G_TEXT} to that x-hat. What is the output y = g * x-hat? Six decimals.",
+    f"Apply the gain g = {G_TEXT} to that x-hat. What is the output y = g * x-hat?",
     PAIR,
     "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
 )
 def _output() -> Solution:
     return Solution(
         tuple(WORKED.output.tolist()),
-        f"y = g * x-hat = {_nums(G)} * {fmt(WORKED.normalized)} = {fmt(WORKED.output)}, "
-        "coordinate by coordinate: the gain rescales each feature on its own.",
+        f"y = {_nums(G)} * {fmt(WORKED.normalized)} = {fmt(WORKED.output)}, coordinate by coordinate.",
         pitfalls=((tuple(WORKED.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
+        detail="The gain rescales each feature on its own, so the output no longer points the way x does.",
     )
 
 
 @exercise(
     "scaled-ideal",
     "Ten times x, with eps = 0",
-    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. What is x-hat of the scaled input, before the gain? "
-    "Six decimals.",
-    PAIR,
+    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. By how much does x-hat move: what is the largest "
+    "difference, coordinate by coordinate, between x-hat of the scaled input and x-hat of x?",
+    EXACT,
     "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
 )
 def _scaled_ideal() -> Solution:
     card = evidence.scale_card("ideal", X, example.IDEAL_EPS, FACTOR)
+    stretched = float(np.max(np.abs((FACTOR - 1) * card.original)))
     return Solution(
-        tuple(card.scaled.tolist()),
-        f"With eps = 0, x-hat of {FACTOR:g}x is {fmt(card.scaled)}, the same as x-hat of x "
-        f"(largest difference {card.max_difference:.1e}): the factor appears in the numerator and in the RMS, "
-        "and cancels.",
+        round(card.max_difference, EXACT.decimals),  # zero: what is left is rounding, far below six decimals
+        f"Not at all, to rounding ({card.max_difference:.1e}): with eps = 0 the factor {FACTOR:g} cancels.",
         pitfalls=(
+            (stretched, "That scales x-hat by the factor; with eps = 0 the factor cancels."),
             (
-                tuple((FACTOR * card.original).tolist()),
-                "That scales x-hat by the factor; with eps = 0 the factor cancels.",
+                float(np.max(np.abs((FACTOR - 1) * np.asarray(X)))),
+                "That is how far x itself moves; x-hat divides the factor out again.",
             ),
+        ),
+        detail=(
+            f"{FACTOR:g} multiplies the numerator and, through the RMS, the denominator: x-hat of {FACTOR:g}x is "
+            f"{fmt(card.scaled)}, the same as x-hat of x."
+        ),
+    )
+
+
+EPS_NEAR_ZERO_OPTIONS = {
+    f"{TINY_TEXT}, because eps is added to each of its small coordinates": (
+        "eps is not added to x: it sits under the square root, beside the row's mean square."
+    ),
+    f"{X_TEXT}, because its larger squares lose more digits next to eps": (
+        "float64 adds 1e-05 to 12.5 with digits to spare; look at how large eps is next to each mean square."
+    ),
+    f"{TINY_TEXT}, because its mean square is smaller than eps": RIGHT,
+    "neither: dividing by the row's own RMS cancels eps as well": (
+        "Scaling x scales its mean square but not eps, so eps does not cancel."
+    ),
+}
+
+
+@exercise(
+    "eps-near-zero",
+    "Which row eps changes",
+    f"Before you compute it: eps = {DEFAULT_EPS:g} sits under the root, sqrt(mean(x**2) + eps). Which x-hat does it "
+    f"change more, that of x = {X_TEXT} or that of x = {TINY_TEXT}, and why?",
+    Choice.of(EPS_NEAR_ZERO_OPTIONS),
+    "Compare eps with each vector's mean square: which one does adding eps change?",
+)
+def _eps_near_zero() -> Solution:
+    tiny = rms_norm(TINY, None, DEFAULT_EPS) - rms_norm(TINY, None, example.IDEAL_EPS)
+    ordinary = rms_norm(X, None, DEFAULT_EPS) - rms_norm(X, None, example.IDEAL_EPS)
+    ms_tiny = float(np.mean(np.square(TINY)))
+    if np.max(np.abs(tiny)) <= np.max(np.abs(ordinary)):
+        raise AssertionError("eps changes the ordinary row at least as much as the tiny one")
+    return Solution(
+        f"{TINY_TEXT}, because its mean square is smaller than eps",
+        f"The tiny row: its mean square, {ms_tiny:.3g}, is smaller than eps, so eps sets most of its denominator.",
+        detail=(
+            f"eps is a fixed amount: beside a mean square of {float(np.mean(np.square(X))):g} it moves x-hat by at "
+            f"most {np.max(np.abs(ordinary)):.1e}; beside {ms_tiny:.3g} it sets the denominator."
         ),
     )
 
@@ -214,28 +267,26 @@ def _scaled_ideal() -> Solution:
 @exercise(
     "tiny-normalized",
     "x-hat of a tiny vector",
-    f"Now x = {TINY_TEXT} and eps = {DEFAULT_EPS:g}. What is x-hat, before the gain? Six decimals.",
+    f"Now x = {TINY_TEXT} and eps = {DEFAULT_EPS:g}. What is x-hat, before the gain?",
     PAIR,
-    "Compare the mean square of this x with eps before you take the square root.",
+    "Add eps to the mean square of this x before you take the square root.",
 )
 def _tiny_normalized() -> Solution:
     forward = rms_norm_forward(TINY, None, DEFAULT_EPS)
     ideal = rms_norm_forward(TINY, None, example.IDEAL_EPS).normalized
-    ms = float(forward.mean_square[0])
     return Solution(
         tuple(forward.normalized.tolist()),
-        f"The mean square is {ms:.3g}, smaller than eps = {DEFAULT_EPS:g}, so eps dominates the denominator: "
-        f"x-hat = {fmt(forward.normalized)}, with mean square ms / (ms + eps) = "
-        f"{np.mean(np.square(forward.normalized)):.4f}, far below 1.",
+        f"x-hat = x / sqrt({float(forward.mean_square[0]):.3g} + {DEFAULT_EPS:g}) = {fmt(forward.normalized)}: "
+        "the same direction as before, but far shorter.",
         pitfalls=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is larger than the mean square."),),
+        detail="eps, not the input, sets most of the denominator, so x-hat stays short.",
     )
 
 
 @exercise(
     "tiny-scaled",
     "Ten times the tiny vector",
-    f"Keep eps = {DEFAULT_EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. "
-    "What is x-hat of the scaled input? Six decimals.",
+    f"Keep eps = {DEFAULT_EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. What is x-hat of the scaled input?",
     PAIR,
     f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
 )
@@ -243,9 +294,7 @@ def _tiny_scaled() -> Solution:
     card = evidence.scale_card("near-zero", TINY, DEFAULT_EPS, FACTOR)
     return Solution(
         tuple(card.scaled.tolist()),
-        f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, while x-hat of x is {fmt(card.original)}: "
-        f"they differ by up to {card.max_difference:.6f}. Scaling by {FACTOR:g} multiplies the mean square "
-        f"by {FACTOR**2:g}, but eps stays {DEFAULT_EPS:g}.",
+        f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, up from {fmt(card.original)}: near zero, scale is not cancelled.",
         pitfalls=(
             (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
             (
@@ -253,43 +302,10 @@ def _tiny_scaled() -> Solution:
                 "That is the eps = 0 ideal; here eps still matters.",
             ),
         ),
-    )
-
-
-@exercise(
-    "eps-near-zero",
-    "Why eps matters near zero",
-    f"Why does a positive eps change x-hat of {TINY_TEXT} so much more than x-hat of {X_TEXT}?",
-    Choice.of(
-        {
-            "eps is added to every coordinate of x, so small coordinates change the most": (
-                "eps is not added to x: it sits under the square root, inside the one statistic of the row."
-            ),
-            (
-                "eps is a fixed amount added to the mean square; it does not grow with the "
-                "signal, so it dominates when the mean square is about as small as eps or smaller"
-            ): "",
-            "float64 cannot represent numbers as small as 0.0003": (
-                "float64 holds 0.0003 with room to spare (its smallest normal number is about "
-                "2e-308); the change comes from the formula, not the format."
-            ),
-            "the gain is applied before the RMS is taken": (
-                "The gain multiplies x-hat after the RMS is taken, and the question is about x-hat, before the gain."
-            ),
-        }
-    ),
-    "Look at where eps enters the formula, and compare it with each vector's mean square.",
-)
-def _eps_near_zero() -> Solution:
-    _, production, near_zero = evidence.scale_cards()
-    ms_tiny = float(rms_norm_forward(TINY, None, DEFAULT_EPS).mean_square[0])
-    ms_ordinary = float(rms_norm_forward(X, None, DEFAULT_EPS).mean_square[0])
-    return Solution(
-        1,
-        f"eps sits under the square root beside the mean square: {ms_ordinary:g} + {DEFAULT_EPS:g} barely changes, "
-        f"{ms_tiny:.3g} + {DEFAULT_EPS:g} is mostly eps. "
-        f"Multiplying by {FACTOR:g} moves x-hat of {_nums(X)} by at most "
-        f"{production.max_difference:.2e}, and x-hat of {_nums(TINY)} by {near_zero.max_difference:.6f}.",
+        detail=(
+            f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g} but leaves eps at {DEFAULT_EPS:g}, "
+            f"so x-hat moves by up to {card.max_difference:.6f}."
+        ),
     )
 
 
@@ -299,7 +315,7 @@ def _eps_near_zero() -> Solution:
 @exercise(
     "plateau-value",
     "The mean square of x-hat",
-    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat? Six decimals.",
+    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat?",
     Number(),
     "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
 )
@@ -307,9 +323,13 @@ def _plateau_value() -> Solution:
     value = float(np.mean(np.square(WORKED.normalized)))
     return Solution(
         value,
-        f"x-hat = {fmt(WORKED.normalized)} has mean square {fmt(value)} = {WORKED.mean_square[0]:g} / "
-        f"({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}): just under one, because of eps.",
-        pitfalls=((float(np.mean(np.square(WORKED.output))), "That is the output's mean square, after the gain."),),
+        f"{WORKED.mean_square[0]:g} / ({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(value)}: just under "
+        "one, because of eps.",
+        pitfalls=(
+            (float(np.mean(np.square(WORKED.output))), "That is the output's mean square, after the gain."),
+            (1.0, "That is the eps = 0 ideal, exactly one; with eps in the denominator the mean square falls short."),
+        ),
+        detail=f"Only at eps = 0 is it exactly one; x-hat = {fmt(WORKED.normalized)} squares to a little less.",
     )
 
 
@@ -336,51 +356,55 @@ def _output_shape() -> Solution:
     x, _, _, y = _shape_example()
     return Solution(
         y.shape,
-        f"An input of shape {x.shape} comes out with shape {y.shape}: every one of the "
-        f"{int(np.prod(x.shape[:-1]))} rows of width {x.shape[-1]} is normalized on its own.",
+        f"An input of shape {x.shape} comes out with shape {y.shape}: every axis is kept.",
         pitfalls=((x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),),
+        detail=f"Each of the {int(np.prod(x.shape[:-1]))} rows of width {x.shape[-1]} is rescaled on its own.",
     )
+
+
+CENTERING = {  # (subtracts the mean, uses other examples) -> the option that says so
+    (True, True): "it subtracts the mean and uses the whole batch's statistics",
+    (True, False): "it subtracts the mean and uses only the row's own numbers",
+    (False, True): "it keeps the mean and uses the whole batch's statistics",
+    (False, False): "it keeps the mean and uses only the row's own numbers",
+}
 
 
 @exercise(
     "centering-and-batch",
     "What RMSNorm leaves out",
-    "Does RMSNorm subtract the feature mean, and does it mix statistics across the examples of a batch?",
+    "Read the formula for what it does not do. Does RMSNorm subtract the feature mean, and do other examples "
+    "of the batch enter a row's statistic?",
     Choice.of(
         {
-            "it subtracts the feature mean and uses statistics of the other examples in the batch": (
-                "That describes BatchNorm, which centers each feature with the statistics of the batch."
+            CENTERING[True, True]: "That describes BatchNorm, which centers each feature with the batch's statistics.",
+            CENTERING[True, False]: "That describes LayerNorm, which subtracts each example's own mean.",
+            CENTERING[False, True]: (
+                "A statistic shared across the batch would make one example's output depend on its companions."
             ),
-            "it subtracts the feature mean but uses only the one example": (
-                "That describes LayerNorm, which subtracts each example's own mean."
-            ),
-            "it keeps the mean but uses statistics of the other examples in the batch": (
-                "A statistic shared across the batch would make an example's output depend on its"
-                " companions; look at which numbers enter the mean square."
-            ),
-            "neither: it rescales each example by that example's own RMS and keeps its mean": "",
+            CENTERING[False, False]: RIGHT,
         }
     ),
-    "Look at the formula: which numbers enter the statistic, and is anything subtracted from x?",
+    "Look at the formula: which numbers enter the mean square, and is anything subtracted from x?",
 )
 def _centering_and_batch() -> Solution:
     h = evidence.history()
     mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
     centers = abs(h.rms_mean) < 1e-12
-    index = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[(centers, mixes)]
     return Solution(
-        index,
-        f"The anchor {_nums(example.ANCHOR)} normalizes to {fmt(h.rms_norm_with_companion)} next to "
-        f"{_nums(example.COMPANION)} and to {fmt(h.rms_norm_with_itself)} next to itself: the companion "
-        f"does not matter (BatchNorm gives {fmt(h.batch_with_companion)} and {fmt(h.batch_with_itself)}). "
-        f"The output's mean is {h.rms_mean:.6f}, not 0: nothing was subtracted (LayerNorm would center it).",
+        CENTERING[centers, mixes],
+        "Neither: the one statistic is the row's own mean square, and nothing is subtracted from x.",
+        detail=(
+            f"Normalized next to {_nums(example.COMPANION)} or next to a copy of itself, the row "
+            f"{_nums(example.ANCHOR)} comes out the same, and its output's mean is not zero."
+        ),
     )
 
 
 @exercise(
     "anchor-mean",
     "The mean of x-hat",
-    f"With eps = 0, what is the mean of x-hat for the anchor x = {_nums(example.ANCHOR)}? Six decimals.",
+    f"With eps = 0, what is the mean of x-hat for the row x = {_nums(example.ANCHOR)}?",
     Number(),
     "RMSNorm divides by the RMS and subtracts nothing: average the two coordinates of x / RMS.",
 )
@@ -388,9 +412,9 @@ def _anchor_mean() -> Solution:
     normalized = rms_norm_forward(example.ANCHOR, None, example.IDEAL_EPS).normalized
     return Solution(
         float(np.mean(normalized)),
-        f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted, so a vector "
-        "on one side of zero stays there.",
+        f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted.",
         pitfalls=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
+        detail="A row on one side of zero stays on that side: RMSNorm rescales it and keeps its mean's sign.",
     )
 
 
@@ -400,8 +424,7 @@ def _anchor_mean() -> Solution:
 @exercise(
     "crossover-rms",
     "Where eps takes half",
-    f"For eps = {DEFAULT_EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half? "
-    "Six decimals.",
+    f"For eps = {DEFAULT_EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half?",
     Number(),
     "One half means the mean square equals eps.",
 )
@@ -410,35 +433,43 @@ def _crossover_rms() -> Solution:
     half = float(np.mean(np.square(rms_norm_forward([rms], None, DEFAULT_EPS).normalized)))
     return Solution(
         rms,
-        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({DEFAULT_EPS:g}) = {fmt(rms)}; "
-        f"rms_norm of [{fmt(rms)}] "
-        f"gives mean(x-hat**2) = {fmt(half)}.",
+        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({DEFAULT_EPS:g}) = {fmt(rms)}.",
         pitfalls=((DEFAULT_EPS, "That is eps itself, a mean square; the question asks for the RMS, its square root."),),
+        detail=f"rms_norm of [{fmt(rms)}] gives mean(x-hat**2) = {fmt(half)}.",
     )
 
 
 # --- From BatchNorm and LayerNorm to pre-norm language models (history.md) ------------------------
 
 
+COMPANION = {  # (BatchNorm's, LayerNorm's, RMSNorm's output changes) -> the option that says so
+    (True, False, False): "BatchNorm's alone",
+    (False, True, False): "LayerNorm's alone",
+    (False, False, True): "RMSNorm's alone",
+    (True, True, True): "all three norms'",
+    (False, False, False): "none of the three's",
+}
+
+
 @exercise(
     "companion-changes",
     "Whose output depends on the batch",
-    f"The anchor {_nums(example.ANCHOR)} is normalized next to {_nums(example.COMPANION)}, then next to a copy "
-    "of itself. Whose output for the anchor changes?",
+    f"The row {_nums(example.ANCHOR)} is normalized next to {_nums(example.COMPANION)}, then next to a copy "
+    "of itself. Whose output for that row changes?",
     Choice.of(
         {
-            "BatchNorm only": "",
-            "LayerNorm only": (
-                "LayerNorm's mean and variance come from the anchor's own features; a companion cannot reach them."
+            COMPANION[True, False, False]: RIGHT,
+            COMPANION[False, True, False]: (
+                "LayerNorm's mean and variance come from the row's own features; a companion cannot reach them."
             ),
-            "RMSNorm only": (
-                "RMSNorm's mean square comes from the anchor's own features; a companion cannot reach it."
+            COMPANION[False, False, True]: (
+                "RMSNorm's mean square comes from the row's own features; a companion cannot reach it."
             ),
-            "all three": (
-                "LayerNorm and RMSNorm take their statistics across one example's features; can a"
-                " companion change those?"
+            COMPANION[True, True, True]: (
+                "LayerNorm and RMSNorm take their statistics across one example's features; can a companion "
+                "change those?"
             ),
-            "none of them": (
+            COMPANION[False, False, False]: (
                 "One of the three takes its statistics across the examples of the batch, so the companion enters them."
             ),
         }
@@ -452,12 +483,15 @@ def _companion_changes() -> Solution:
         not np.array_equal(h.layer_norm_with_companion, h.layer_norm_with_itself),
         not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself),
     )
-    index = {(True, False, False): 0, (False, True, False): 1, (False, False, True): 2, (True, True, True): 3}
-    right = index.get(changed, 4)
+    if changed not in COMPANION:
+        raise AssertionError(f"the outputs change as {changed}, which no option says")
     return Solution(
-        right,
-        f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
-        f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times.",
+        COMPANION[changed],
+        "BatchNorm's alone: it takes each feature's statistics across the batch; the other two use one row.",
+        detail=(
+            f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
+            f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times."
+        ),
     )
 
 
@@ -468,6 +502,15 @@ HALF = precision.HALF_PRECISION_ROW[0]  # the precision page's float16 example
 HALF_MAX = float(np.finfo(np.float16).max)
 
 
+def _float16_square_option(square: np.float16) -> str:
+    """The option that names what float16 made of the square."""
+    if np.isinf(square):
+        return "inf"
+    if np.isnan(square):
+        return "nan"
+    return f"{float(square):g}"
+
+
 @exercise(
     "half-precision-square",
     f"{HALF:g} squared in float16",
@@ -475,11 +518,11 @@ HALF_MAX = float(np.finfo(np.float16).max)
     Choice.of(
         {
             f"{HALF**2:g}": f"{HALF**2:g} is the exact square, but it is larger than any finite float16 can be.",
-            f"{HALF_MAX:g}, the largest float16": (
-                "Floating point does not stop at its largest value: a result too large to hold is not clamped to it."
+            f"{HALF_MAX:g}": (
+                f"{HALF_MAX:g} is float16's largest value, and a result too large to hold is not clamped to it."
             ),
-            "inf": "",
-            "nan": ("NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one."),
+            "inf": RIGHT,
+            "nan": "NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one.",
         }
     ),
     f"float16's largest finite value is {HALF_MAX:g}.",
@@ -487,11 +530,10 @@ HALF_MAX = float(np.finfo(np.float16).max)
 def _half_precision_square() -> Solution:
     with np.errstate(over="ignore"):
         square = np.square(np.float16(HALF))
-    index = 2 if np.isinf(square) else 0 if square == HALF**2 else 1 if square == HALF_MAX else 3
     return Solution(
-        index,
-        f"np.square(np.float16({HALF:g})) is {square}: {HALF**2:g} is beyond float16's largest value, "
-        f"{HALF_MAX:g}, so it overflows. That is why float16 input is computed in float32.",
+        _float16_square_option(square),
+        f"np.square(np.float16({HALF:g})) is {square}: {HALF**2:g} is past float16's largest value, so it overflows.",
+        detail="A result too large for its format is not clamped: it becomes infinity.",
     )
 
 
@@ -507,20 +549,18 @@ def _half_precision_square() -> Solution:
                 f"float16 overflows above {HALF_MAX:g} and keeps about three digits; the policy never "
                 "narrows integers that far."
             ),
-            "float32": (
-                "int64 values can need more than float32's 24 significant bits; the policy does not risk losing them."
-            ),
-            "float64": "",
+            "float32": "int64 values can need more than float32's 24 significant bits; the policy does not risk it.",
+            "float64": RIGHT,
         }
     ),
     "Compare the significant bits each float format keeps with an int64's 63.",
 )
 def _integer_dtype() -> Solution:
     dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
-    right = EXERCISES["integer-dtype"].kind.options.index(str(dtype))
     return Solution(
-        right,
-        f"rms_norm(np.array({_nums(X)}, dtype=int64)) returns {dtype}: integers and bools are computed in float64.",
+        str(dtype),
+        f"{dtype}: of the three formats it keeps the most of an int64's digits.",
+        detail=f"rms_norm(np.array({_nums(X)}, dtype=int64)) returns {dtype}; integers and bools are computed in it.",
     )
 
 
@@ -531,36 +571,46 @@ def _integer_dtype() -> Solution:
     "grad-x",
     "The input's gradient",
     f"x = {X_TEXT}, g = {G_TEXT}, eps = {DEFAULT_EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
-    "What is grad_x? Six decimals.",
+    "What is grad_x?",
     PAIR,
     "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
     "grad_x = r * (u - x-hat * mean(u * x-hat)).",
 )
 def _grad_x() -> Solution:
     p = evidence.primary()
-    derivation = f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = grad_output * g = {fmt(p.upstream * p.gain)}"
-    constant_rms = (p.forward.inverse_rms * p.upstream * p.gain, "That treats the RMS as a constant; x also moves "
-                    "the RMS, which adds a second term.")  # fmt: skip
-    return _gradient(p.grad_x, derivation, evidence.gradient_checks(p)[0], constant_rms)
+    constant_rms = p.forward.inverse_rms * p.upstream * p.gain
+    return _gradient(
+        p.grad_x,
+        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = {fmt(p.upstream * p.gain)}",
+        evidence.gradient_checks(p)[0],
+        (constant_rms, "That treats the RMS as a constant; x also moves the RMS, which adds a second term."),
+    )
 
 
 def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray, str]) -> Solution:
-    """A gradient of the worked example: how it is derived, and how far central differences agree with it."""
-    explanation = f"{derivation}, giving {fmt(values)}; {_agreement(check)}."
-    return Solution(tuple(values.tolist()), explanation, pitfalls=((tuple(slip[0].tolist()), slip[1]),))
+    """A gradient of the worked example: how it is derived, and how far a numerical check agrees with it."""
+    return Solution(
+        tuple(values.tolist()),
+        f"{derivation}: {fmt(values)}.",
+        pitfalls=((tuple(slip[0].tolist()), slip[1]),),
+        detail=(
+            f"Nudging each coordinate up and down by {check.step:g} changes the loss at these rates, "
+            f"to within {max(c.error for c in check.checks):.0e}."
+        ),
+    )
 
 
 @exercise(
     "grad-gain",
     "The gain's gradient",
-    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain? Six decimals.",
+    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain?",
     PAIR,
     "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
 )
 def _grad_gain() -> Solution:
     p = evidence.primary()
-    derivation = f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)}"
     uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
+    derivation = f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)}"
     return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
 
 
@@ -577,9 +627,9 @@ def _gain_gradient_shape() -> Solution:
     grad_x, grad_gain = rms_norm_backward(x, gain, DEFAULT_EPS, upstream)
     return Solution(
         grad_gain.shape,
-        f"grad_gain has shape {grad_gain.shape}, the gain's own shape: it sums grad_output * x-hat over all "
-        f"{int(np.prod(x.shape[:-1]))} rows. grad_x has the input's shape {grad_x.shape}.",
+        f"{grad_gain.shape}, the gain's own shape: every row's grad_output * x-hat is summed into it.",
         pitfalls=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
+        detail=f"It sums over all {int(np.prod(x.shape[:-1]))} rows; grad_x has the input's shape, {grad_x.shape}.",
     )
 
 
@@ -591,7 +641,7 @@ GRADIENT_SCALE = 4.0  # any factor but the scale cards' ten, so this answer is n
     "The gradient of a scaled input",
     f"With eps = 0, x = {X_TEXT}, g = {G_TEXT} and grad_output = {_nums(UPSTREAM)}, multiply x by {GRADIENT_SCALE:g}. "
     "grad_x of the scaled input is grad_x of x times what factor?",
-    Number(),
+    EXACT,
     "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
 )
 def _grad_x_scaled() -> Solution:
@@ -600,34 +650,38 @@ def _grad_x_scaled() -> Solution:
     factor = float(scaled[0] / grad_x[0])
     return Solution(
         factor,
-        f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}, a factor of {factor:g} = 1/{GRADIENT_SCALE:g}: "
-        f"the output is unchanged, so its sensitivity to each coordinate shrinks as x grows. And x · grad_x = "
-        f"{float(np.dot(X, grad_x)):.1e}, zero to rounding: the gradient has no component along x.",
+        f"{factor:g} = 1/{GRADIENT_SCALE:g}: the output is unchanged, so its sensitivity to each coordinate "
+        "shrinks as x grows.",
         pitfalls=(
             (GRADIENT_SCALE, "That is the factor on x; the gradient moves the other way."),
             (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),
         ),
+        detail=f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}.",
     )
 
 
 # --- Boundaries (boundaries.md) -------------------------------------------------------------------
 
 
-ZERO_ROW_OPTIONS = ("a row of zeros", "a row of NaN", "an error that names the row")
+ZERO_ROW = {  # what can become of the all-zero row
+    "zeros": "a row of zeros",
+    "nan": "a row of NaNs",
+    "inf": "a row of plus infinities",
+    "error": "an error naming the row",
+}
 
 
-def _zero_row_outcome(eps: float) -> tuple[int, str]:
+def _zero_row_outcome(eps: float) -> tuple[str, str]:
     """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
     try:
         output = rms_norm(example.ZERO_ROW, G, eps)
     except RMSNormError as error:
-        return 2, f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) raised {type(error).__name__}: {error}"
+        return ZERO_ROW["error"], f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
     quoted = f"rms_norm({_nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
-    if np.all(output == 0):
-        return 0, quoted
-    if np.all(np.isnan(output)):
-        return 1, quoted
-    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW_OPTIONS}")
+    for key, test in (("zeros", lambda y: y == 0), ("nan", np.isnan), ("inf", np.isposinf)):
+        if np.all(test(output)):
+            return ZERO_ROW[key], quoted
+    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW}")
 
 
 @exercise(
@@ -636,20 +690,20 @@ def _zero_row_outcome(eps: float) -> tuple[int, str]:
     f"What does RMSNorm's formula give for the all-zero row {_nums(example.ZERO_ROW)} with eps = {DEFAULT_EPS:g}?",
     Choice.of(
         {
-            ZERO_ROW_OPTIONS[0]: "",
-            ZERO_ROW_OPTIONS[1]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
-            ZERO_ROW_OPTIONS[2]: (
-                "With eps > 0 the division is well defined for every row, so nothing here needs refusing."
-            ),
+            ZERO_ROW["zeros"]: RIGHT,
+            ZERO_ROW["nan"]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
+            ZERO_ROW["inf"]: "Infinity needs a division by zero, and sqrt(0 + eps) is not zero.",
+            ZERO_ROW["error"]: "With eps > 0 the division is well defined for every row, so nothing needs refusing.",
         }
     ),
     "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
 )
 def _zero_row_positive_eps() -> Solution:
-    index, quoted = _zero_row_outcome(DEFAULT_EPS)
+    option, quoted = _zero_row_outcome(DEFAULT_EPS)
     return Solution(
-        index,
-        f"{quoted}. With eps > 0 the denominator is sqrt(0 + eps) > 0, and 0 / it is 0.",
+        option,
+        "A row of zeros: the denominator is sqrt(0 + eps), not zero, and 0 divided by it is 0.",
+        detail=f"{quoted}.",
     )
 
 
@@ -660,29 +714,29 @@ def _zero_row_positive_eps() -> Solution:
     "What does this package's rms_norm do with that row?",
     Choice.of(
         {
-            ZERO_ROW_OPTIONS[0]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
-            ZERO_ROW_OPTIONS[1]: (
-                "NaN is what the formula gives (0 / 0), and what PyTorch returns; the question is"
-                " what this package does, and it checks the row before it divides."
+            ZERO_ROW["zeros"]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
+            ZERO_ROW["nan"]: (
+                "NaN is what the formula gives (0 / 0), and what PyTorch returns; this package checks the row first."
             ),
-            ZERO_ROW_OPTIONS[2]: "",
+            ZERO_ROW["inf"]: "0 / 0 is not infinite: the formula gives NaN, and this package checks the row first.",
+            ZERO_ROW["error"]: RIGHT,
         }
     ),
     "This package checks every row before it divides, and says which row it cannot normalize.",
 )
 def _zero_row_zero_eps() -> Solution:
-    index, quoted = _zero_row_outcome(0.0)
+    option, quoted = _zero_row_outcome(0.0)
     return Solution(
-        index,
-        f"{quoted}. With eps = 0 the RMS is 0 and x / RMS is 0 / 0: the formula gives NaN, and PyTorch returns "
-        "it. This package refuses the row instead, naming it, so the NaN cannot spread through later layers.",
+        option,
+        "It refuses the row, naming it, where the formula would give 0 / 0 = NaN.",
+        detail=f"{quoted}. A NaN would spread through every later layer.",
     )
 
 
 @exercise(
     "huge-row",
     "A row whose squares overflow",
-    "With eps = 0, what is x-hat of the row [1e200, 2e200], whose squares overflow float64? Six decimals.",
+    "With eps = 0, what is x-hat of the row [1e200, 2e200], whose squares overflow float64?",
     PAIR,
     "x-hat depends only on the direction of x, and the package rescales rows whose squares overflow.",
 )
@@ -693,33 +747,36 @@ def _huge_row() -> Solution:
         naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
     return Solution(
         tuple(normalized.tolist()),
-        f"rms_norm gives {fmt(normalized)}: the row is rescaled by its largest magnitude before squaring. "
-        f"The formula as written squares first, overflows, and gives {fmt(naive)}.",
+        f"{fmt(normalized)}, the x-hat of [1, 2]: the row is divided by its largest magnitude before squaring.",
         pitfalls=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
+        detail="The formula as written squares first, and squares of 1e200 are past float64's largest value.",
     )
 
 
 # --- RMSNorm inside the model (in-the-model.md) ---------------------------------------------------
 
 
+PLACEMENTS = {  # where the norm sits, as the block computes it
+    "post": "h = RMSNorm(h + F(h))",
+    "pre": "h = h + F(RMSNorm(h))",
+    "branch output": "h = h + RMSNorm(F(h))",
+    "both paths": "h = RMSNorm(h) + F(RMSNorm(h))",
+}
+
+
 @exercise(
     "pre-norm-placement",
     "Where the norm sits in a block",
-    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual h?",
+    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual stream h?",
     Choice.of(
         {
-            "on the residual stream after the addition: h = RMSNorm(h + F(h))": (
-                "That is post-norm: the norm sits on the stream itself, after each addition."
+            PLACEMENTS["post"]: "That is post-norm: the norm sits on the stream itself, after each addition.",
+            PLACEMENTS["pre"]: RIGHT,
+            PLACEMENTS["branch output"]: (
+                "Normalizing the branch's output fixes what it adds, but the branch still reads the raw stream."
             ),
-            ("at the input of the learned branch only: h = h + F(RMSNorm(h)), the identity path untouched"): "",
-            "at the output of the learned branch: h = h + RMSNorm(F(h))": (
-                "Normalizing the branch's output fixes the size of what it adds, but the branch "
-                "still reads the raw stream."
-            ),
-            "on both paths: h = RMSNorm(h) + F(RMSNorm(h))": (
-                "Normalizing both paths replaces the stream by a normalized copy, so the identity"
-                " path no longer carries h."
-            ),
+            PLACEMENTS["both paths"]: "That replaces the stream by a normalized copy: the identity path no longer "
+            "carries h.",
         }
     ),
     "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
@@ -730,17 +787,23 @@ def _pre_norm_placement() -> Solution:
     x = np.array([X, example.ANCHOR])  # two positions of a sequence, width d = 2
     trace = block.trace(x)
     norm, branch = block.attention_norm, block.mixing
-    candidates = (norm(x + branch(x)), x + branch(norm(x)), x + norm(branch(x)), norm(x) + branch(norm(x)))
-    matches = [index for index, h in enumerate(candidates) if np.array_equal(h, trace.h)]
+    candidates = {
+        PLACEMENTS["post"]: norm(x + branch(x)),
+        PLACEMENTS["pre"]: x + branch(norm(x)),
+        PLACEMENTS["branch output"]: x + norm(branch(x)),
+        PLACEMENTS["both paths"]: norm(x) + branch(norm(x)),
+    }
+    matches = [option for option, h in candidates.items() if np.array_equal(h, trace.h)]
     if len(matches) != 1:
         raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
     return Solution(
         matches[0],
-        "In the package's PreNormBlock the attention branch reads rows with mean square "
-        f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}: RMSNorm's output. The residual stream "
-        f"itself is never normalized: its rows' mean squares are {fmt(np.mean(np.square(x), axis=-1))} going "
-        f"in and {fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added, not one. LLaMA "
-        "normalizes the input of each sublayer the same way.",
+        f"{matches[0]}: the branch reads a normalized copy, and the stream itself passes through untouched.",
+        detail=(
+            "In the chapter's pre-norm block the attention branch reads rows with mean square "
+            f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}, while the stream's rows have "
+            f"{fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added."
+        ),
     )
 
 
@@ -750,13 +813,10 @@ def _pre_norm_placement() -> Solution:
     "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
     Choice.of(
         {
-            "the RMSNorm formula contains a term that cancels weight decay": (
+            "a term in the formula cancels weight decay for the gain": (
                 "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay, so nothing cancels it."
             ),
-            (
-                "the optimizer decides which parameters are decayed, through its parameter "
-                "groups; the formula never mentions it"
-            ): "",
+            "the optimizer's parameter groups decide what is decayed": RIGHT,
             "the gain has no gradient, so decay would be its only update": (
                 "The gain does get a gradient: each g_i multiplies an output, so the loss depends on it."
             ),
@@ -774,17 +834,26 @@ def _no_decay_policy() -> Solution:
     decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
     if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
         raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
-    _, grad_gain = rms_norm_backward(X, G, DEFAULT_EPS, UPSTREAM)
     return Solution(
-        1,
-        f"By default the optimizer leaves every parameter of rank one or less undecayed, so the gain "
-        f"{example.GAIN_NAME} (shape {gain.value.shape}) lands in the no-decay group; passing no_decay=[] moves it "
-        "to the decay group, and the layer computes exactly the same output either way. The gain does get a "
-        f"gradient ({fmt(grad_gain)} in the worked example).",
+        "the optimizer's parameter groups decide what is decayed",
+        "The optimizer's groups decide: the formula never mentions weight decay, and computes the same either way.",
+        detail=(
+            f"By default every parameter of rank one or less, the gain {example.GAIN_NAME} (shape "
+            f"{gain.value.shape}) among them, is left undecayed; passing no_decay=[] decays it instead."
+        ),
     )
 
 
 # --- Does the centre matter in training? (training.md) --------------------------------------------
+
+
+TRAINING = {  # which network ends lowest on held-out examples
+    "none": "no normalization, ahead of both norms",
+    "layer": "LayerNorm, by more than a fifth",
+    "rms": "RMSNorm, by more than a fifth",
+    "close": "the two norms, within a fifth",
+}
+CLOSE_SHARE = 0.2  # "within a fifth": the held-out losses of the two norms, relative to the lower
 
 
 @exercise(
@@ -794,12 +863,10 @@ def _no_decay_policy() -> Solution:
     "with RMSNorm. Which ends with the lowest loss on examples it never saw?",
     Choice.of(
         {
-            "no normalization": "Without a norm the stream grows with depth and the first steps are spent taming it.",
-            "LayerNorm, by more than a fifth": (
-                "Subtracting the mean is the one thing LayerNorm adds; look at whether this task needs it."
-            ),
-            "RMSNorm, by more than a fifth": "RMSNorm does less than LayerNorm, not more; what could it gain here?",
-            "LayerNorm and RMSNorm, within a fifth of each other": "",
+            TRAINING["none"]: "Without a norm the stream grows with depth and the first steps are spent taming it.",
+            TRAINING["layer"]: "Subtracting the mean is the one thing LayerNorm adds; does this task need it?",
+            TRAINING["rms"]: "RMSNorm does less than LayerNorm, not more; what could it gain here?",
+            TRAINING["close"]: RIGHT,
         }
     ),
     "Both norms keep every branch's input at RMS one; only one also subtracts the mean.",
@@ -807,12 +874,16 @@ def _no_decay_policy() -> Solution:
 def _training_outcome() -> Solution:
     runs = training.experiment(training.Setup())  # the same cached runs as the training page
     none, layer, rms = (runs[variant].held_out_loss for variant in training.VARIANTS)
-    close = abs(layer - rms) <= 0.2 * min(layer, rms)
-    index = 0 if none < min(layer, rms) else 3 if close else 1 if layer < rms else 2
+    if none < min(layer, rms):
+        key = "none"
+    elif abs(layer - rms) <= CLOSE_SHARE * min(layer, rms):
+        key = "close"
+    else:
+        key = "layer" if layer < rms else "rms"
     return Solution(
-        index,
-        f"Held-out losses: {none:.3g} without a norm, {layer:.3f} with LayerNorm, {rms:.3f} with RMSNorm. "
-        "Subtracting the mean bought nothing on this task.",
+        TRAINING[key],
+        f"Held-out losses: {none:.3g} without a norm, {layer:.3f} with LayerNorm, {rms:.3f} with RMSNorm.",
+        detail="Subtracting the mean bought nothing on this task.",
     )
 
 
@@ -824,17 +895,22 @@ def _training_outcome() -> Solution:
     "A 1 + w gain under weight decay",
     f"A gain stored as 1 + w has been trained to w = {modern.TRAINED_GAIN - 1:g} (gain {modern.TRAINED_GAIN:g}). "
     f"Weight decay alone then multiplies w by 1 - {modern.DECAY_PER_STEP:g} at each step. What is the gain after "
-    f"{modern.DECAY_STEPS:,} steps with no gradient? Six decimals.",
+    f"{modern.DECAY_STEPS:,} steps with no gradient?",
     Number(),
-    "The decay shrinks w, the stored parameter, not the gain: compute w after the steps, then add one.",
+    "Compute w after the steps, (1 - rate) to the power of the steps times w, then add one.",
 )
 def _one_plus_gain() -> Solution:
     decay = modern.gain_decay()
+    w = modern.TRAINED_GAIN - 1
+    exponential = 1 + w * float(np.exp(-modern.DECAY_PER_STEP * modern.DECAY_STEPS))
     return Solution(
         float(decay.one_plus[-1]),
-        f"w shrinks to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one, the "
-        f"gain at initialisation. A plain gain decays itself, to {decay.plain[-1]:.6f}, heading for zero.",
-        pitfalls=((float(decay.plain[-1]), "That is a plain gain decayed; here the decay acts on w, not on 1 + w."),),
+        f"w shrinks to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one.",
+        pitfalls=(
+            (float(decay.plain[-1]), "That is a plain gain decayed; here the decay acts on w, not on 1 + w."),
+            (exponential, "That uses exp(-rate * steps) for (1 - rate) to the steps: close, but not at six decimals."),
+        ),
+        detail=f"A plain gain would decay itself, to {decay.plain[-1]:.6f}, heading for zero.",
     )
 
 
@@ -843,7 +919,7 @@ def _one_plus_gain() -> Solution:
     "How large a QK-normed logit can be",
     f"With RMSNorm on every query and key (gain one, eps = 0), each has length sqrt(d). For head width "
     f"d = {modern.HEAD_WIDTH}, what is the largest value the attention logit q . k / sqrt(d) can take?",
-    Number(),
+    EXACT,
     "q . k is at most |q| |k|, reached when the two point the same way.",
 )
 def _qk_logit_bound() -> Solution:
@@ -851,17 +927,27 @@ def _qk_logit_bound() -> Solution:
     attention = modern.qk_norm()
     return Solution(
         bound,
-        f"q . k <= |q| |k| = sqrt(d) * sqrt(d) = d, so q . k / sqrt(d) <= sqrt(d) = {bound:g}, whatever the "
-        f"activations' scale. Without the norm the seeded logits reach {attention.largest_logit[-1]:,.0f} at scale "
-        f"{attention.scales[-1]:g}; with it, {attention.largest_logit_normed[-1]:.2f}.",
+        f"q . k <= |q| |k| = d, so q . k / sqrt(d) <= sqrt(d) = {bound:g}, whatever the activations' scale.",
         pitfalls=(
             (float(modern.HEAD_WIDTH), "That is q . k itself, before the division by sqrt(d)."),
             (1.0, "Each coordinate of a normalized vector is not at most one; its mean square is one."),
+        ),
+        detail=(
+            f"Without the norm the seeded logits reach {attention.largest_logit[-1]:,.0f} at scale "
+            f"{attention.scales[-1]:g}; with it, {attention.largest_logit_normed[-1]:.2f}."
         ),
     )
 
 
 # --- RMSNorm in today's models: blocks, kernels and estimates (modern-blocks.md) ------------------
+
+
+GROWTH = {  # the slope of log RMS against log depth each option names
+    0.0: "it stays near one at every depth",
+    0.5: "it grows as the square root of the depth",
+    1.0: "it grows in proportion to the depth",
+    None: "it grows exponentially, by the gain each block",
+}
 
 
 @exercise(
@@ -872,16 +958,10 @@ def _qk_logit_bound() -> Solution:
     "directions, how does the residual stream's RMS grow?",
     Choice.of(
         {
-            "it stays at one at every block": (
-                "That is post-norm, where the stream itself is normalized; here only the branch is."
-            ),
-            "it grows about as the square root of the number of blocks": "",
-            "it grows in proportion to the number of blocks": (
-                "Additions of independent directions add in their squares, not in their lengths."
-            ),
-            "it grows by the branches' gain at every block, exponentially": (
-                "The branch's own gain is undone by the norm after it, before anything is added."
-            ),
+            GROWTH[0.0]: "That is post-norm, where the stream itself is normalized; here only the branch is.",
+            GROWTH[0.5]: RIGHT,
+            GROWTH[1.0]: "Additions of independent directions add in their squares, not in their lengths.",
+            GROWTH[None]: "The branch's own gain is undone by the norm after it, before anything is added.",
         }
     ),
     "Add vectors of RMS one in independent directions: what happens to the mean square of the sum?",
@@ -889,13 +969,13 @@ def _qk_logit_bound() -> Solution:
 def _sandwich_growth() -> Solution:
     depth = modern.stream_through_depth()
     exponent = depth.growth_exponent("sandwich")
-    index = min(range(3), key=lambda i: abs(exponent - (0.0, 0.5, 1.0)[i])) if exponent < 1.5 else 3
+    nearest = min((0.0, 0.5, 1.0), key=lambda slope: abs(exponent - slope)) if exponent < 1.5 else None
     sandwich = depth.stream_rms["sandwich"]
     return Solution(
-        index,
-        f"The seeded stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after 0, 4 and "
-        f"{modern.DEPTH} blocks: a slope of {exponent:.2f} in log-log, the square root's 0.5. Pre-norm, whose "
-        f"branches add unnormalized outputs, reaches {depth.stream_rms['pre-norm'][-1]:.1f}.",
+        GROWTH[nearest],
+        f"As the square root: the stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after "
+        f"0, 4 and {modern.DEPTH} blocks.",
+        detail=f"A log-log slope of {exponent:.2f}, near the square root's 0.5: each block adds a mean square of one.",
     )
 
 
@@ -904,21 +984,23 @@ def _sandwich_growth() -> Solution:
     "Bytes moved by a fused add + RMSNorm",
     "In bfloat16 (2 bytes a number), one kernel reads the stream h and the branch output f, and writes the new "
     "stream h' = h + f and the normalized row y. How many bytes does it move per element?",
-    Number(),
+    Number(units=("bytes", "byte", "b"), stated=False),
     "Count every array the kernel reads or writes once, at two bytes each.",
 )
 def _fused_bytes() -> Solution:
     unfused, fused = modern.KERNELS
     return Solution(
         float(fused.bytes_per_element()),
-        f"Two reads and two writes of 2 bytes: {fused.bytes_per_element()} bytes per element. Run apart, the "
-        f"addition writes h' and the norm reads it back: {unfused.bytes_per_element()} bytes, so where memory is "
-        f"the limit the fused kernel is {unfused.bytes_per_element() / fused.bytes_per_element():.2f} times as fast.",
+        f"Two reads and two writes of 2 bytes each: {fused.bytes_per_element()} bytes per element.",
         pitfalls=(
             (float(unfused.bytes_per_element()), "That counts h' read back by a second kernel; one pass keeps it."),
             (4.0, "That counts each array once but at one byte; bfloat16 numbers take two."),
         ),
+        detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element()} bytes.",
     )
+
+
+PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)}  # per cent -> the option
 
 
 @exercise(
@@ -930,25 +1012,26 @@ def _fused_bytes() -> Solution:
     "values), about how far off is the estimate, typically?",
     Choice.of(
         {
-            "about 0.04%": (
-                "That would need a million values; the mean square of n values is off by about sqrt(2 / n)."
-            ),
-            "about 0.4%": "That would need tens of thousands of values, more than the whole row holds.",
-            "about 4%": "",
-            "about 40%": "That is the error of an estimate from a handful of values, not from hundreds.",
+            PARTIAL_ERRORS[0.04]: "That would need millions of values; the mean square of n values is off by "
+            "about sqrt(2 / n).",
+            PARTIAL_ERRORS[0.4]: "That would need tens of thousands of values, more than the whole row holds.",
+            PARTIAL_ERRORS[4]: RIGHT,
+            PARTIAL_ERRORS[40]: "That is the error of an estimate from a handful of values, not from hundreds.",
         }
     ),
     "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
 )
 def _partial_rms_error() -> Solution:
     error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
-    sizes = [float(option.strip("about %")) / 100 for option in EXERCISES["partial-rms-error"].kind.options]
-    index = int(np.argmin([abs(np.log(error / size)) for size in sizes]))
+    nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
     count = modern.values_read(modern.PAPER_SHARE, modern.LLAMA_WIDTHS[0])
     return Solution(
-        index,
-        f"Over {modern.ROWS:,} seeded rows the median error is {error:.2%}; sqrt(1 / (2 n)) for n = {count} is "
-        f"{modern.partial_rms_spread(count):.2%}, the spread around which that median sits.",
+        PARTIAL_ERRORS[nearest],
+        f"A few per cent: over {modern.ROWS:,} seeded rows the median error is {error:.1%}.",
+        detail=(
+            f"The error's spread is about sqrt(1 / (2n)) = {modern.partial_rms_spread(count):.1%} for n = {count}; "
+            "the median of a normal error's size is about two thirds of its spread."
+        ),
     )
 
 
@@ -959,7 +1042,7 @@ def _partial_rms_error() -> Solution:
     "float16-formula-row",
     "The formula, all in float16",
     f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
-    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}? Six decimals.",
+    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}?",
     Vector(len(precision.HALF_PRECISION_ROW)),
     "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
 )
@@ -970,14 +1053,43 @@ def _float16_formula_row() -> Solution:
     upcast = rms_norm(row, None, DEFAULT_EPS)
     return Solution(
         tuple(float(v) for v in formula),
-        f"In float16, {row[0]:g} squared overflows to inf, the mean and its root are inf, and x / inf is 0: "
-        f"{fmt(formula)}. rms_norm computes in float32 and returns {fmt(upcast)} in float16.",
+        f"{fmt(formula)}: {row[0]:g} squared overflows to inf, so the root is inf, and x / inf is 0.",
         pitfalls=(
             (
                 tuple(float(v) for v in upcast),
                 "That is what the package returns, computing in float32; the formula as written stays in float16.",
             ),
         ),
+        detail=f"rms_norm computes in float32 and returns {fmt(upcast)} in float16.",
+    )
+
+
+# --- Cost (cost.md) -------------------------------------------------------------------------------
+
+
+MODEL_BATCH = (4, 2048, 4096)  # a model-sized batch of activations, [B, T, d]
+MIB = 2**20
+
+
+@exercise(
+    "forward-bytes",
+    "The least a forward pass moves",
+    f"A float32 batch of shape {list(MODEL_BATCH)} goes through RMSNorm. At the least, how many MiB must the "
+    "forward pass move through memory?",
+    Number(units=("MiB", "mib", "mb"), stated=False),
+    "It must read every element of x and write every element of y; a float32 number takes four bytes.",
+)
+def _forward_bytes() -> Solution:
+    x = np.empty(MODEL_BATCH, np.float32)
+    moved = 2 * x.nbytes / MIB  # one read of x, one write of y
+    return Solution(
+        moved,
+        f"{moved:g} MiB: one read of x and one write of y, {x.nbytes // MIB} MiB each.",
+        pitfalls=(
+            (x.nbytes / MIB, "That reads x but never writes y; the output has to reach memory too."),
+            (4 * x.nbytes / MIB, "That counts eight bytes a number; float32 takes four."),
+        ),
+        detail="A copy of x into an existing array moves exactly as much: the least any normalization can do.",
     )
 
 

@@ -92,7 +92,7 @@ def feedback_markdown(file: GradedFile) -> str:
     problems = [named(problem) for problem in file.problems()]
     lines += [f"- {code_span(problem)}" for problem in problems] + ([""] if problems else [])
     for number, (verdict, first) in enumerate(zip(file.verdicts, file.first_tries), start=1):
-        lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}", "", _md(verdict.sentence), ""]
+        lines += [f"## {number}. {_md(file.sheet.where(verdict.exercise_id))}", "", _md(verdict.unfolded), ""]
         if first is not None:
             lines += [f"Your first prediction: {_md(first.head)}", ""]
     return "\n".join(lines)

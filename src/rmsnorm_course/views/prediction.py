@@ -23,19 +23,33 @@ from importlib.resources.abc import Traversable
 
 from ..exercises import reading, registry
 from ..exercises.feedback import LOOKS, check, page_words, reference
-from ..exercises.kinds import Choice
+from ..exercises.kinds import Choice, judging
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
 DATA_SCRIPT = "prediction-data.js"  # what every box on every page shares, served once
 DATA_GLOBAL = "window.rmsnormPredictionData"
+# Said inside the box that holds the rest of the page back, naming what waits below it.
+HOLD = "To go on, answer above or show the answer. Waiting below: {what}."
+HELD = {
+    "rest": "the rest of this section",
+    "section": "the section \u201c{title}\u201d",
+    "figure": "a figure",
+    "figures": "{count} figures",
+    "box": "one more box",
+    "boxes": "{count} more boxes",
+    "and": " and ",
+}
 
 
 def shared_data() -> dict[str, object]:
     """The reading rules, every exercise id in the grader's order, and each outcome's look."""
     return {
         "rules": reading.rules(),
+        "judging": judging(),
         "chapter": list(registry.EXERCISES),
+        "hold": HOLD,
+        "held": HELD,
         "looks": {
             outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
             for outcome, (mark, word, colour) in LOOKS.items()
@@ -91,8 +105,12 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
         '<button type="submit">Check</button></form>'
         '<p role="status" aria-live="polite" class="prediction-verdict" '
         'style="border-left: 0.35em solid transparent; padding-left: 0.6em; min-height: 1.2em; margin: 0.4em 0;"></p>'
-        "<details><summary>Show the answer (and go on without a prediction)</summary>"
-        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}</p></details>"
+        '<div class="prediction-more"></div>'
+        '<p class="prediction-hold" hidden></p>'
+        '<details class="prediction-answer"><summary>Show the answer (and go on without a prediction)</summary>'
+        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
+        + (f" {html.escape(answer.detail)}" if answer.detail else "")
+        + "</p></details>"
         f'<script type="application/json" class="prediction-data">{data}</script></div>'
     )
     if gate:

@@ -12,7 +12,7 @@
   if (window.rmsnormPredictions) return;  // one copy serves every box on the page
   window.rmsnormPredictions = true;
   const SHARED = window.rmsnormPredictionData;
-  const RULES = SHARED.rules;
+  const RULES = SHARED.rules, JUDGING = SHARED.judging;
 
   // --- reading (exercises/reading.py) --------------------------------------------------
   const TABLE = new Map(Object.entries(RULES.characters.single).map(([c, p]) => [c.codePointAt(0), p]));
@@ -51,6 +51,8 @@
   // --- the kinds (exercises/kinds.py): a reading, or what was found instead ----------------
   class Found { constructor(key, fill) { this.key = key; this.fill = fill || {}; } }
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
+  const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma);
+  const WITH_WORDS = whole(RULES.with_words), BY = whole(RULES.by), BY_SIGN = new RegExp(RULES.by_sign);
 
   function size(entry) {  // kinds._size
     if (!WHOLE.test(entry)) return null;
@@ -58,19 +60,43 @@
     return entry[0] === "-" && digits !== "0" ? null : digits;
   }
 
+  function unbracketed(t, by) {  // reading.unbracketed: a list written without its brackets
+    if (t.entries !== null) return t;
+    if (t.text.includes(",")) return typed("[" + t.text + "]");
+    if (by && BY.test(t.text)) return { text: t.text, entries: t.text.split(BY_SIGN) };
+    return t;
+  }
+
+  function number(text, kind) {  // kinds._number: a decimal, a fraction, a number in the unit asked
+    if (NUMBER.test(text)) return { value: [Number(text)], shown: text, decimals: [decimals(text)] };
+    const fraction = FRACTION.exec(text);
+    if (fraction) {
+      if (Number(fraction[2]) === 0) return new Found("zero below");
+      return { value: [Number(fraction[1]) / Number(fraction[2])], shown: fraction[1] + "/" + fraction[2], decimals: [kind.decimals] };
+    }
+    const worded = WITH_WORDS.exec(text);
+    if (worded && kind.units.includes(plainWords(worded[2]))) {
+      return { value: [Number(worded[1])], shown: worded[1] + " " + kind.units[0], decimals: [decimals(worded[1])] };
+    }
+    if (worded) return new Found("words");
+    if (DECIMAL_COMMA.test(text)) return new Found("comma");
+    return new Found("text", { what: "a number" });
+  }
+
   const READ = {
-    number(t) {
-      if (t.entries === null && NUMBER.test(t.text)) return { value: [Number(t.text)], shown: t.text, decimals: [decimals(t.text)] };
-      return t.entries === null ? new Found("text", { what: "a number" }) : listFound(t.entries);
+    number(t, kind) {
+      return t.entries === null ? number(t.text, kind) : listFound(t.entries);
     },
-    vector(t, kind) {
+    vector(raw, kind) {
+      const t = unbracketed(raw, false);
       if (t.entries === null) return NUMBER.test(t.text) ? new Found("number") : new Found("text", { what: "a list of numbers" });
       if (t.entries.length !== kind.length) return listFound(t.entries);
       const bad = t.entries.findIndex((e) => !NUMBER.test(e));
       if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
       return { value: t.entries.map(Number), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
-    shape(t) {
+    shape(raw) {
+      const t = unbracketed(raw, true);
       const entries = t.entries === null ? [t.text] : t.entries;
       const sizes = entries.map(size), bad = sizes.indexOf(null), what = "a whole number of 0 or more";
       if (bad >= 0) return t.entries === null ? new Found("text", { what }) : new Found("entry", { index: bad + 1, what });
@@ -90,9 +116,10 @@
   };
 
   // --- comparing (kinds._compare) and the verdict (feedback.judge) ---------------------------
-  const agree = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) <= 0.5 / 10 ** d + 1e-12 * Math.max(1, Math.abs(e));
+  const agree = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e));
   const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 / 10 ** d;
   const list = (v) => (Array.isArray(v) ? v : [v]);
+  const exact = (kind) => kind.type === "shape" || kind.type === "choice";
 
   function compare(kind, given, expected) {
     if (kind.type === "shape") return given.value.join() === expected.join() ? "correct" : "wrong";
@@ -104,14 +131,24 @@
     return soFar && fewer ? "close" : "wrong";
   }
 
-  function matches(kind, given, value) {  // kinds.*.matches: a known slip, to the decimals given
-    if (kind.type === "shape" || kind.type === "choice") return compare(kind, given, value) === "correct";
+  function matches(kind, given, value, asked) {  // kinds.*.matches (to the decimals given) and exactly (asked)
+    if (exact(kind)) return compare(kind, given, value) === "correct";
     const v = list(value);
-    return given.value.every((g, i) => agree(g, v[i], Math.min(given.decimals[i], kind.decimals)));
+    return given.value.every((g, i) => agree(g, v[i], asked ? kind.decimals : Math.min(given.decimals[i], kind.decimals)));
+  }
+
+  function off(kind, given, expected) {  // kinds._off: where a near miss first differs, or null
+    if (exact(kind)) return null;
+    const e = list(expected);
+    if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
+    for (let place = 0; place <= kind.decimals; place++) {
+      if (!given.value.every((g, i) => nearly(g, e[i], place))) return place;
+    }
+    return null;
   }
 
   const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
-  const shortened = (text) => (length(text) <= 60 ? text : Array.from(text).slice(0, 60).join("") + "… (" + length(text) + " characters)");
+  const shortened = (text) => (length(text) <= JUDGING.shown ? text : Array.from(text).slice(0, JUDGING.shown).join("") + "… (" + length(text) + " characters)");
 
   function judge(data, raw) {
     const words = data.words;
@@ -121,10 +158,15 @@
     if (!t.text && t.entries === null) return { outcome: "not_answered", message: words.not_answered };
     const given = READ[data.kind.type](t, data.kind);
     if (given instanceof Found) return unreadable(fill(words.found[given.key], given.fill));
-    const outcome = compare(data.kind, given, data.answer), shown = shortened(given.shown);
-    if (outcome !== "wrong") return { outcome, message: words[outcome], answer: shown };
-    const slips = data.pitfalls.filter((p) => matches(data.kind, given, p[0])).map((p) => p[1]);
-    return { outcome, message: slips.concat([words.wrong]).join(" "), answer: shown };
+    const outcome = compare(data.kind, given, data.answer), answer = shortened(given.shown);
+    if (outcome === "correct") return { outcome, message: words.correct, detail: words.detail, answer };
+    const exactly = data.pitfalls.filter((p) => matches(data.kind, given, p[0], true));
+    if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
+    const slips = exactly.length ? exactly : data.pitfalls.filter((p) => matches(data.kind, given, p[0], false));
+    if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    const place = off(data.kind, given, data.answer);
+    if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };
+    return { outcome: "wrong", message: words.wrong, answer };
   }
   window.rmsnormJudge = judge;  // for the browser tests, which hold it to check()
 
@@ -146,7 +188,8 @@
     const answers = saved.answers && typeof saved.answers === "object" && !Array.isArray(saved.answers) ? saved.answers : {};
     for (const [id, entry] of Object.entries(answers)) {
       const texts = entry && typeof entry === "object" && ["first", "last"].every((k) => typeof entry[k] === "string" && length(entry[k]) <= RULES.longest);
-      if (texts && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
+      const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
+      if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
       else setAside = true;
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
@@ -212,7 +255,7 @@
       setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelector("input").value = "";
-        box.querySelector("details").open = false;
+        box.querySelector("details.prediction-answer").open = false;
         show(box, null);
       });
       gate();
@@ -231,7 +274,9 @@
 
   function show(box, verdict) {
     const status = box.querySelector("[role='status']");
+    const more = box.querySelector(".prediction-more");
     status.textContent = "";
+    more.textContent = "";
     status.style.borderLeftColor = "transparent";
     delete status.dataset.outcome;
     if (!verdict) return;
@@ -244,6 +289,13 @@
     status.append(strong, fill(words.sentence, { head: "", message: verdict.message }));
     status.dataset.outcome = verdict.outcome;
     status.style.borderLeftColor = look.colour;
+    if (verdict.detail) {  // the reasoning under a right answer, the hint under a named slip: folded
+      const fold = document.createElement("details"), summary = document.createElement("summary"), p = document.createElement("p");
+      summary.textContent = words.folds[verdict.outcome];
+      p.textContent = verdict.detail;
+      fold.append(summary, p);
+      more.append(fold);
+    }
   }
 
   // --- the page waits: what follows an open box stays out of sight ----------------------------
@@ -272,15 +324,59 @@
     return found;
   }
 
-  function gate() {
-    const state = load();
-    let waiting = false;
+  const opened = (state, id) => state.shown.includes(id) || Boolean(state.answers[id] && state.answers[id].right);
+
+  // Each block of the page, with the box that holds it back (null where nothing does).
+  function holding(state) {
+    const held = [];
+    let waiting = null;
     for (const block of blocks()) {
-      block.classList.toggle(LATER, waiting);
-      const id = block.matches(".prediction[data-gate='true']") && block.dataset.exercise;
-      if (id && !state.answers[id] && !state.shown.includes(id)) waiting = true;
+      held.push([block, waiting]);
+      const id = block.matches(HOLDS) && block.dataset.exercise;
+      if (id && !waiting && !opened(state, id)) waiting = block;
     }
+    return held;
   }
+
+  function gate() {
+    const held = holding(load());
+    for (const [block, box] of held) block.classList.toggle(LATER, box !== null);
+    document.querySelectorAll(HOLDS).forEach((box) => {
+      const notice = box.querySelector(".prediction-hold");
+      const waiting = held.filter(([, holder]) => holder === box).map(([block]) => block);
+      notice.textContent = waiting.length ? fill(SHARED.hold, { what: described(waiting) }) : "";
+      notice.hidden = !waiting.length;
+    });
+  }
+
+  function described(waiting) {  // what a box holds back, in the page's own headings: said where it stops
+    const words = SHARED.held, parts = [];
+    const headings = waiting.flatMap((block) => [...block.querySelectorAll("h2, h3")].concat(block.matches("h2, h3") ? [block] : []));
+    const first = waiting[0].matches("h2, h3, section") || waiting[0].querySelector("h2, h3");
+    if (!first) parts.push(words.rest);
+    headings.forEach((h) => parts.push(fill(words.section, { title: h.textContent.replace(/#$/, "").trim() })));
+    const figures = waiting.reduce((n, block) => n + block.querySelectorAll("figure, img").length, 0);
+    const boxes = waiting.reduce((n, block) => n + block.querySelectorAll(HOLDS).length + (block.matches(HOLDS) ? 1 : 0), 0);
+    if (figures) parts.push(fill(figures === 1 ? words.figure : words.figures, { count: figures }));
+    if (boxes) parts.push(fill(boxes === 1 ? words.box : words.boxes, { count: boxes }));
+    return parts.length > 1 ? parts.slice(0, -1).join(", ") + words.and + parts[parts.length - 1] : parts[0];
+  }
+
+  // A link to something held back (the page's contents, say) goes to the box that holds it.
+  function followHeld(target) {
+    if (!target) return false;
+    const held = holding(load()).find(([block]) => block === target || block.contains(target));
+    if (!held || held[1] === null) return false;
+    held[1].scrollIntoView({ block: "center" });
+    held[1].querySelector("input").focus({ preventScroll: true });
+    return true;
+  }
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest && event.target.closest("a[href^='#']");
+    if (!link) return;
+    const target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+    if (followHeld(target)) event.preventDefault();
+  });
 
   function wire(box) {
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
@@ -294,12 +390,13 @@
       if (!READABLE.includes(verdict.outcome)) return;
       const state = load();
       const earlier = state.answers[data.id];
-      state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome };
+      const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
+      state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right };
       save(state);
       gate();
       updateProgress();
     });
-    box.querySelector("details").addEventListener("toggle", function (event) {
+    box.querySelector("details.prediction-answer").addEventListener("toggle", function (event) {
       if (!event.target.open) return;
       const state = load();
       if (!state.shown.includes(data.id)) state.shown.push(data.id);
@@ -318,6 +415,7 @@
     try {
       document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
       gate();
+      if (window.location.hash) followHeld(document.getElementById(decodeURIComponent(window.location.hash.slice(1))));
     } finally {
       document.documentElement.classList.remove(LOADING);  // a box that fails to wire holds nothing back
     }
