@@ -363,7 +363,7 @@ def test_the_gate_stays_shut_on_a_wrong_or_so_far_answer_and_opens_on_a_right_on
     assert after.is_visible()
     page.reload(wait_until="networkidle")
     page.wait_for_function(READY)
-    assert page.locator(".bd-article p").last.is_visible()
+    assert page.locator(LAST_PARAGRAPH).last.is_visible()
     assert errors == []
     context.close()
 
@@ -379,18 +379,42 @@ def test_one_for_the_plateau_is_the_eps_free_slip_and_keeps_the_page_held(browse
     context.close()
 
 
-def test_a_box_that_holds_the_page_says_what_waits_below_it(browser, server):
+@pytest.mark.parametrize("page_path", GATED)
+def test_a_box_that_holds_the_page_says_what_waits_below_it(browser, server, page_path):
+    """Where a page stops, the box says so, and names every section still to come by its heading."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, _ = page_with_errors(context, f"{server}/{page_path}.html")
+    page.wait_for_function(READY)
+    boxes = page.locator(".prediction[data-exercise]")
+    if boxes.count() == 0:
+        context.close()
+        return
+    first = boxes.first
+    notice = first.locator(".prediction-hold")
+    assert notice.is_visible()
+    text = notice.text_content()
+    assert text.startswith("To go on, answer above or show the answer. Waiting below: ")
+    later = page.evaluate(
+        """(box) => [...document.querySelectorAll('.bd-article h2, .bd-article h3')]
+            .filter(h => box.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING)
+            .map(h => h.textContent.replace(/#$/, '').trim())""",
+        first.element_handle(),
+    )
+    for heading in later:
+        assert f"the section \u201c{heading}\u201d" in text, (heading, text)
+    answer(page, first.get_attribute("data-exercise"))
+    assert not notice.is_visible()
+    context.close()
+
+
+def test_the_explorer_s_page_names_its_sections_and_figures_where_it_stops(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page, _ = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
     page.wait_for_function(READY)
-    notice = page.locator(".prediction[data-exercise='crossover-rms'] .prediction-hold")
-    assert notice.is_visible()
-    text = notice.text_content()
+    text = page.locator(".prediction[data-exercise='crossover-rms'] .prediction-hold").text_content()
     for section in ("Three scale cards", "Epsilon inside or outside the square root", "Explore it yourself"):
         assert f"the section \u201c{section}\u201d" in text
-    assert re.search(r"\d+ figures", text) and text.startswith("To go on, answer above or show the answer.")
-    answer(page, "crossover-rms")
-    assert not notice.is_visible()
+    assert re.search(r"\d+ figures", text)
     context.close()
 
 
@@ -491,7 +515,7 @@ def test_without_javascript_nothing_is_hidden(browser, server, page_path):
     page = context.new_page()
     page.goto(f"{server}/{page_path}.html", wait_until="networkidle")
     assert page.locator(".prediction-later").count() == 0
-    assert page.locator(".bd-article p").last.is_visible()
+    assert page.locator(LAST_PARAGRAPH).last.is_visible()
     box = page.locator(".prediction[data-exercise]").first
     assert box.locator(".prediction-question").is_visible()
     box.locator("summary").click()
@@ -505,7 +529,7 @@ def test_printed_the_whole_page_is_there(browser, server):
     page.wait_for_function(READY)
     assert page.evaluate(HIDDEN_BLOCKS) > 0
     page.emulate_media(media="print")
-    assert page.locator(".bd-article p").last.is_visible()
+    assert page.locator(LAST_PARAGRAPH).last.is_visible()
     context.close()
 
 

@@ -34,7 +34,7 @@ SEED_CHOICES = {
     "eps-near-zero": "[0.0003, 0.0004]",
     "zero-row-positive-eps": "a row of zeros",
     "zero-row-zero-eps": "an error naming the row",
-    "centering-and-batch": "it keeps the mean and uses only the row's own numbers",
+    "centering-and-batch": "mean not zero; the same whatever the other row",
     "no-decay-policy": "the optimizer",
     "pre-norm-placement": "h = h + F(RMSNorm(h))",
 }
@@ -117,7 +117,7 @@ def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
     centered = registry.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
     monkeypatch.setattr(registry.evidence, "history", lambda: centered)
     exercise = EXERCISES["centering-and-batch"]
-    assert exercise.solve().answer == "it subtracts the mean and uses the whole batch's statistics"
+    assert exercise.solve().answer == "mean zero; changes if the other row changes"
 
 
 def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):

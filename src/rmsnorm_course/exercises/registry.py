@@ -362,26 +362,24 @@ def _output_shape() -> Solution:
     )
 
 
-CENTERING = {  # (subtracts the mean, uses other examples) -> the option that says so
-    (True, True): "it subtracts the mean and uses the whole batch's statistics",
-    (True, False): "it subtracts the mean and uses only the row's own numbers",
-    (False, True): "it keeps the mean and uses the whole batch's statistics",
-    (False, False): "it keeps the mean and uses only the row's own numbers",
+CENTERING = {  # (its output's mean is zero, the other row changes it) -> the option that says so
+    (True, True): "mean zero; changes if the other row changes",
+    (True, False): "mean zero; the same whatever the other row",
+    (False, True): "mean not zero; changes if the other row changes",
+    (False, False): "mean not zero; the same whatever the other row",
 }
 
 
 @exercise(
     "centering-and-batch",
     "What RMSNorm leaves out",
-    "Read the formula for what it does not do. Does RMSNorm subtract the feature mean, and do other examples "
-    "of the batch enter a row's statistic?",
+    f"The rows {_nums(example.ANCHOR)} and {_nums(example.COMPANION)} go through RMSNorm as one batch. What is true "
+    f"of the output for {_nums(example.ANCHOR)}: is its mean zero, and does it change if the other row is replaced?",
     Choice.of(
         {
-            CENTERING[True, True]: "That describes BatchNorm, which centers each feature with the batch's statistics.",
-            CENTERING[True, False]: "That describes LayerNorm, which subtracts each example's own mean.",
-            CENTERING[False, True]: (
-                "A statistic shared across the batch would make one example's output depend on its companions."
-            ),
+            CENTERING[True, True]: "That is BatchNorm, which centers each feature with the whole batch's statistics.",
+            CENTERING[True, False]: "That is LayerNorm, which subtracts each row's own mean before rescaling.",
+            CENTERING[False, True]: "A statistic shared across the batch would let one row's output depend on another.",
             CENTERING[False, False]: RIGHT,
         }
     ),
@@ -393,10 +391,10 @@ def _centering_and_batch() -> Solution:
     centers = abs(h.rms_mean) < 1e-12
     return Solution(
         CENTERING[centers, mixes],
-        "Neither: the one statistic is the row's own mean square, and nothing is subtracted from x.",
+        "Its mean is not zero, and no other row can change it: the one statistic is the row's own mean square.",
         detail=(
-            f"Normalized next to {_nums(example.COMPANION)} or next to a copy of itself, the row "
-            f"{_nums(example.ANCHOR)} comes out the same, and its output's mean is not zero."
+            f"Next to {_nums(example.COMPANION)} or next to a copy of itself, {_nums(example.ANCHOR)} comes out the "
+            "same, and nothing is subtracted from it."
         ),
     )
 

@@ -106,7 +106,7 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
         '<p role="status" aria-live="polite" class="prediction-verdict" '
         'style="border-left: 0.35em solid transparent; padding-left: 0.6em; min-height: 1.2em; margin: 0.4em 0;"></p>'
         '<div class="prediction-more"></div>'
-        '<p class="prediction-hold" hidden></p>'
+        '<p class="prediction-hold" hidden style="font-style: italic; margin: 0.4em 0;"></p>'
         '<details class="prediction-answer"><summary>Show the answer (and go on without a prediction)</summary>'
         f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
         + (f" {html.escape(answer.detail)}" if answer.detail else "")
