@@ -25,6 +25,7 @@ import threading
 import time
 import unicodedata
 
+import numpy as np
 import pytest
 import yaml
 from leaks import expected_renderings
@@ -33,7 +34,7 @@ from conftest import HTML, ROOT, QuietHandler, page_with_errors
 from rmsnorm_course import check
 from rmsnorm_course.exercises import reading
 from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.views.prediction import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 
@@ -43,6 +44,8 @@ STORE = "rmsnorm-course/answers"
 STRINGS_PER_KIND = 10_000
 # one exercise of each kind, judged by the page and by check()
 PARITY = {
+    "placed on an axis": "crossover-rms",
+    "placed on a circle": "circle-image",
     "number": "reciprocal-rms",
     "number in a unit": "fused-bytes",
     "vector": "normalized",
@@ -132,7 +135,10 @@ def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -
     seeds += ["1/4", "-3/0", " 25 / 2 ", "1e-5/3", "0,28", "-12,5", "8 bytes", "8B", "8 MiB", "4%", "2x5x3", "2 X 5"]
     seeds += [kind.toml(value).strip('"') for value, _ in solution.pitfalls]
     for _ in range(40):
-        if isinstance(kind, Number):
+        if isinstance(kind, Place):
+            seeds.append(_near(solution.answer * rng.choice([1, 1.05, 0.9, 1.2, 0.86, 1.15]), rng))
+            seeds.append(str(solution.answer + rng.choice([-360, 360, 720, -5, 5, 4.9, -5.1, 180])))
+        elif isinstance(kind, Number):
             seeds.append(_near(solution.answer, rng))
             seeds.append(f"{rng.randint(-9, 99)}/{rng.randint(0, 9)}")
             seeds.append(f"{_near(solution.answer, rng)} {rng.choice(['bytes', 'byte', 'B', 'b', 'MiB', 'or so'])}")
@@ -248,9 +254,9 @@ def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
 def test_a_verdict_reads_as_one_balanced_sentence(review_page):
     page, _ = review_page
     box = page.locator(".prediction[data-exercise='eps-near-zero']")
-    box.locator("input").fill("A")
-    box.locator("input").press("Enter")
-    text = box.locator("[role='status']").text_content()
+    box.locator("input.prediction-input").fill("A")
+    box.locator("input.prediction-input").press("Enter")
+    text = box.locator(".prediction-verdict").text_content()
     verdict = check("eps-near-zero", "A")
     assert text == f"{verdict.mark} {verdict.label}, you said A: {verdict.message}"
     assert text.count("(") == text.count(")")
@@ -263,10 +269,10 @@ def test_a_verdict_reads_as_one_balanced_sentence(review_page):
 def test_an_answer_past_the_grader_s_limit_is_refused_in_the_box_and_not_kept(review_page):
     page, _ = review_page
     box = page.locator(".prediction[data-exercise='mean-square']")
-    box.locator("input").fill("\u20ac" * 90_000)
-    box.locator("input").press("Enter")
-    assert box.locator("[role='status']").get_attribute("data-outcome") == "unreadable"
-    assert box.locator("[role='status']").text_content().endswith(check("mean-square", "\u20ac" * 90_000).message)
+    box.locator("input.prediction-input").fill("\u20ac" * 90_000)
+    box.locator("input.prediction-input").press("Enter")
+    assert box.locator(".prediction-verdict").get_attribute("data-outcome") == "unreadable"
+    assert box.locator(".prediction-verdict").text_content().endswith(check("mean-square", "\u20ac" * 90_000).message)
     stored = page.evaluate(f"() => window.localStorage.getItem('{STORE}')")
     assert stored is None or "mean-square" not in json.loads(stored)["answers"]
 
@@ -316,9 +322,9 @@ def typed_answer(exercise_id: str) -> str:
 
 def answer(page, exercise_id: str, typed: str | None = None, outcome: str = "correct") -> None:
     box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.locator("input").fill(typed_answer(exercise_id) if typed is None else typed)
-    box.locator("input").press("Enter")
-    assert box.locator("[role='status']").get_attribute("data-outcome") == outcome
+    box.locator("input.prediction-input").fill(typed_answer(exercise_id) if typed is None else typed)
+    box.locator("input.prediction-input").press("Enter")
+    assert box.locator(".prediction-verdict").get_attribute("data-outcome") == outcome
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -348,22 +354,23 @@ def test_a_learner_answering_in_order_never_sees_an_answer_before_its_box(browse
 
 def test_the_gate_stays_shut_on_a_wrong_or_so_far_answer_and_opens_on_a_right_one(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page, errors = page_with_errors(context, f"{server}/book/scale-and-epsilon.html")
+    page, errors = page_with_errors(context, f"{server}/book/backward.html")
     page.wait_for_function(READY)
-    after = page.locator(".bd-article p").last
+    after = page.locator(LAST_PARAGRAPH).last
     assert not after.is_visible()
-    answer(page, "crossover-rms", "0.5", "wrong")
-    answer(page, "crossover-rms", "1e-5", "wrong")  # eps itself: a named slip
+    answer(page, "grad-x", "[0.5, 0.5]", "wrong")
+    answer(page, "grad-x", "[0.424264, -0.282843]", "wrong")  # the RMS held constant: a named slip
     assert not after.is_visible() and page.evaluate(HIDDEN_BLOCKS) > 0
-    answer(page, "crossover-rms", "0.0032", "close")  # right so far
+    answer(page, "grad-x", "[0.4073, -0.3055]", "close")  # right so far
     assert not after.is_visible() and page.evaluate(HIDDEN_BLOCKS) > 0
-    answer(page, "crossover-rms")
-    assert after.is_visible() and page.evaluate(HIDDEN_BLOCKS) == 0
-    answer(page, "crossover-rms", "0.5", "wrong")  # once opened, the page stays open
-    assert after.is_visible()
+    answer(page, "grad-x")
+    assert page.evaluate(HIDDEN_BLOCKS) > 0  # the next box holds what follows it
+    assert page.locator(".prediction[data-exercise='grad-gain']").is_visible()
+    answer(page, "grad-x", "[0.5, 0.5]", "wrong")  # once opened, the page stays open
+    assert page.locator(".prediction[data-exercise='grad-gain']").is_visible()
     page.reload(wait_until="networkidle")
     page.wait_for_function(READY)
-    assert page.locator(LAST_PARAGRAPH).last.is_visible()
+    assert page.locator(".prediction[data-exercise='grad-gain']").is_visible()
     assert errors == []
     context.close()
 
@@ -373,7 +380,7 @@ def test_one_for_the_plateau_is_the_eps_free_slip_and_keeps_the_page_held(browse
     page, _ = page_with_errors(context, f"{server}/book/follow-one-vector.html")
     page.wait_for_function(READY)
     answer(page, "plateau-value", "1", "wrong")
-    status = page.locator(".prediction[data-exercise='plateau-value'] [role='status']").text_content()
+    status = page.locator(".prediction[data-exercise='plateau-value'] .prediction-verdict").text_content()
     assert "eps = 0 ideal" in status and status == check("plateau-value", "1").sentence
     assert not page.locator(".bd-article p").last.is_visible()
     context.close()
@@ -429,7 +436,7 @@ def test_a_contents_link_to_a_held_section_goes_to_the_box_that_holds_it(browser
     page.wait_for_function(
         "() => document.activeElement === document.querySelector(\".prediction[data-exercise='crossover-rms'] input\")"
     )
-    assert box.is_visible() and box.locator("input").evaluate("e => e === document.activeElement")
+    assert box.is_visible() and box.locator("input.prediction-input").evaluate("e => e === document.activeElement")
     top = box.evaluate("e => e.getBoundingClientRect().top")
     assert 0 <= top < 900
     context.close()
@@ -555,8 +562,8 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     for exercise_id, answers in tries.items():
         box = page.locator(f".prediction[data-exercise='{exercise_id}']")
         for typed in answers:
-            box.locator("input").fill(typed)
-            box.locator("input").press("Enter")
+            box.locator("input.prediction-input").fill(typed)
+            box.locator("input.prediction-input").press("Enter")
     assert count.text_content() == f"5 of {len(EXERCISES)} predictions checked, 3 right"
 
     with page.expect_download() as download:
@@ -569,7 +576,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     assert sheet.first_try("reciprocal-rms").outcome.name == "CLOSE" and sheet.grade("reciprocal-rms").correct
     assert sheet.first_try("normalized").correct and sheet.first_try("eps-near-zero") is None
     shown = {
-        exercise_id: page.locator(f".prediction[data-exercise='{exercise_id}'] [role='status']").get_attribute(
+        exercise_id: page.locator(f".prediction[data-exercise='{exercise_id}'] .prediction-verdict").get_attribute(
             "data-outcome"
         )
         for exercise_id in tries
@@ -587,7 +594,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     page.reload(wait_until="networkidle")
     page.wait_for_function(READY)
     page.evaluate(UNFOLD)
-    assert page.locator(".prediction[data-exercise='mean-square'] input").input_value() == "12.5"
+    assert page.locator(".prediction[data-exercise='mean-square'] input.prediction-input").input_value() == "12.5"
     assert count.text_content() == f"5 of {len(EXERCISES)} predictions checked, 3 right"
 
     page.once("dialog", lambda dialog: dialog.dismiss())
@@ -614,8 +621,8 @@ def test_a_corrupt_store_is_set_aside_and_saving_goes_on(browser, server, tmp_pa
     page.evaluate(UNFOLD)
     assert page.locator(".prediction-set-aside").is_visible()
     box = page.locator(".prediction[data-exercise='mean-square']")
-    box.locator("input").fill("12.5")
-    box.locator("input").press("Enter")
+    box.locator("input.prediction-input").fill("12.5")
+    box.locator("input.prediction-input").press("Enter")
     count = page.locator(".prediction-progress .prediction-count")
     assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 1 right"
     with page.expect_download() as download:
@@ -657,9 +664,9 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
     shown = {}
     for exercise_id, typed in UNUSUAL.items():
         box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-        box.locator("input").fill(typed)
-        box.locator("input").press("Enter")
-        shown[exercise_id] = box.locator("[role='status']").text_content()
+        box.locator("input.prediction-input").fill(typed)
+        box.locator("input.prediction-input").press("Enter")
+        shown[exercise_id] = box.locator(".prediction-verdict").text_content()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
@@ -669,5 +676,143 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
     kept = {exercise_id: text for exercise_id, text in shown.items() if "Cannot read" not in text}
     assert {exercise_id: sheet.grade(exercise_id).sentence for exercise_id in kept} == kept
     assert {exercise_id: check(exercise_id, UNUSUAL[exercise_id]).sentence for exercise_id in shown} == shown
+    assert errors == []
+    context.close()
+
+
+# --- answers placed on a picture, and practice with fresh inputs -----------------------------------
+
+PLACED = {exercise_id: e for exercise_id, e in EXERCISES.items() if isinstance(e.kind, Place)}
+
+
+def _page_of(exercise_id: str) -> str:
+    for page_path in GATED:
+        if f'Prediction("{exercise_id}")' in (ROOT / f"{page_path}.md").read_text(encoding="utf-8"):
+            return page_path
+    raise AssertionError(f"no chapter page asks {exercise_id}")
+
+
+def _shown_but(context, exercise_id: str) -> None:
+    """As if every other box's answer had been opened: the page holds nothing back before this one."""
+    state = json.dumps({"answers": {}, "shown": [i for i in EXERCISES if i != exercise_id]})
+    context.add_init_script(f"window.localStorage.setItem('{STORE}', {json.dumps(state)});")
+
+
+def _place_by_keys(box, kind, answer) -> None:
+    marker = box.locator(":scope > .prediction-figure .prediction-marker")
+    marker.focus()
+    marker.press("Home")
+    for _ in range(3000):
+        value = float(box.locator("input.prediction-input").input_value() or "nan")
+        if kind.distance(value, answer) <= kind.tolerance / 2:
+            return
+        marker.press("ArrowRight")
+    raise AssertionError("the marker never reached the answer by keys")
+
+
+def _place_by_pointer(page, box, kind, answer) -> None:
+    svg = box.locator(":scope > .prediction-figure svg")
+    frame = svg.bounding_box()
+    if kind.axis.scale == "angle":
+        circle = svg.locator("circle").first.bounding_box()
+        cx, cy, r = circle["x"] + circle["width"] / 2, circle["y"] + circle["height"] / 2, circle["width"] / 2
+        page.mouse.click(cx + r * np.cos(np.radians(answer)), cy - r * np.sin(np.radians(answer)))
+        return
+    low, high = frame["x"], frame["x"] + frame["width"]  # the value grows with x: search for the answer's pixel
+    middle = frame["y"] + frame["height"] * 0.7
+    for _ in range(40):
+        x = (low + high) / 2
+        page.mouse.click(x, middle)
+        value = float(box.locator("input.prediction-input").input_value())
+        if kind.distance(value, answer) <= kind.tolerance / 2:
+            return
+        low, high = (x, high) if value < answer else (low, x)
+    raise AssertionError("no pixel of the axis holds the answer")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("how", ["keys", "pointer"])
+@pytest.mark.parametrize("exercise_id", list(PLACED))
+def test_a_picture_box_is_answered_on_its_figure_and_graded_as_typed(
+    browser, server, tmp_path, exercise_id, how, width
+):
+    exercise = PLACED[exercise_id]
+    kind, answer = exercise.kind, exercise.solve().answer
+    context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
+    _shown_but(context, exercise_id)
+    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
+    page.wait_for_function(READY)
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    box.scroll_into_view_if_needed()
+    marker = box.locator(":scope > .prediction-figure .prediction-marker")
+    assert marker.get_attribute("role") == "slider" and marker.get_attribute("aria-valuetext")
+    truth = box.locator(":scope > .prediction-figure .prediction-picture-truth")
+    assert truth.evaluate("g => g.childElementCount") == 0  # nothing of the answer before a verdict
+    (_place_by_keys(box, kind, answer) if how == "keys" else _place_by_pointer(page, box, kind, answer))
+    placed = box.locator("input.prediction-input").input_value()
+    assert marker.get_attribute("aria-valuenow") == placed  # the control announces where it stands
+    box.locator("input.prediction-input").press("Enter")
+    verdict = box.locator(".prediction-verdict")
+    assert verdict.get_attribute("data-outcome") == "correct"
+    assert verdict.text_content() == check(exercise_id, placed).sentence
+    assert truth.evaluate("g => g.childElementCount") > 0  # the truth, drawn over the guess
+    svg = box.locator(":scope > .prediction-figure svg").bounding_box()
+    assert svg["width"] <= width
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    path = tmp_path / "answers.toml"
+    download.value.save_as(path)
+    assert AnswerSheet.read(path).grade(exercise_id).correct
+    command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
+    grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 1/{len(EXERCISES)}"
+    assert errors == []
+    context.close()
+
+
+def test_try_another_asks_fresh_inputs_judged_alike_and_never_scored(browser, server, tmp_path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    page.evaluate(UNFOLD)
+    box = page.locator(".prediction[data-exercise='mean-square']")
+    assert not box.locator(".prediction-another").is_visible()  # offered once the box itself is answered
+    answer(page, "mean-square", "25", "wrong")
+    another = box.locator(".prediction-another")
+    assert another.is_visible()
+    variant = box.locator(".prediction-variant")
+    tries = []
+    for number, typed in ((1, None), (2, "20"), (3, "3/1")):
+        another.click()
+        question = variant.locator(".prediction-variant-question").text_content()
+        exercise = EXERCISES["mean-square"].variant(number - 1)
+        assert question == f"Variant {number}: {exercise.prompt}"
+        text = typed if typed is not None else exercise.kind.toml(exercise.solve().answer)
+        variant.locator("input").fill(text)
+        variant.locator("input").press("Enter")
+        shown = variant.locator(".prediction-variant-verdict").text_content()
+        assert shown == check("mean-square", text, variant=number).sentence
+        tries.append(check("mean-square", text, variant=number).correct)
+    assert tries == [True, False, True]
+    assert (
+        variant.locator(".prediction-variant-count").text_content().startswith("Variant 3 of 5. 2 of 5 variants right")
+    )
+    count = page.locator(".prediction-progress .prediction-count")
+    assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 0 right"  # variants never count
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    path = tmp_path / "answers.toml"
+    download.value.save_as(path)
+    sheet = AnswerSheet.read(path)
+    assert not sheet.grade("mean-square").correct and sheet.problems() == []
+    assert [(i, n, v.correct) for i, n, v in sheet.variant_tries()] == [
+        ("mean-square", 1, True),
+        ("mean-square", 2, False),
+        ("mean-square", 3, True),
+    ]
+    command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
+    grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 0/{len(EXERCISES)}"
+    assert "practice variants: 2 of 3 right (not part of the score)" in grader.stdout
     assert errors == []
     context.close()

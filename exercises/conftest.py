@@ -93,6 +93,10 @@ class Grader:
             terminalreporter.section(f"first tries: {right} of {len(recorded)} right")
             for exercise_id, first in recorded.items():
                 terminalreporter.write_line(f"{exercise_id}: {'right' if first.correct else 'not right'}")
+        variants = self.sheet.variant_tries()
+        if variants:
+            right = sum(verdict.correct for *_, verdict in variants)
+            terminalreporter.section(f"practice variants: {right} of {len(variants)} right (not part of the score)")
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session):

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from hostile import HOSTILE
 
-from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES, Exercise
 
 SEED = 15
@@ -37,7 +37,7 @@ def quoted(exercise: Exercise) -> str:
 def wrong(exercise: Exercise) -> str:
     """A readable answer of the right kind that is not the reference."""
     kind, answer = exercise.kind, exercise.solve().answer
-    if isinstance(kind, Number):
+    if isinstance(kind, (Number, Place)):
         return kind.toml(2 * answer + 1)
     if isinstance(kind, Vector):
         return kind.toml(tuple(2 * v + 1 for v in answer))

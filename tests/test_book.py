@@ -62,7 +62,7 @@ def test_no_error_output_or_traceback(pages, page):
 @pytest.mark.parametrize("page", toc_pages())
 def test_the_page_scripts_are_linked_once_each_and_never_inlined(pages, page):
     soup = pages[page]
-    for script in (prediction.SCRIPT, static_explorer.SCRIPT):
+    for script in (prediction.SCRIPT, prediction.PICTURE_SCRIPT, static_explorer.SCRIPT):
         linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith(script.name)]
         assert len(linked) == 1
         assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == script.read_text()

@@ -12,7 +12,7 @@ from leaks import expected_renderings
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.exercises import registry
 from rmsnorm_course.exercises.errors import GradingError, UnknownExercise
-from rmsnorm_course.exercises.kinds import Choice, Number, Shape, Vector
+from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES
 
 # The values the seed chapter the course was made from prints, typed here from it (not from the package).
@@ -41,7 +41,7 @@ SEED_CHOICES = {
 
 
 def test_every_kind_of_answer_is_asked():
-    assert {type(e.kind) for e in EXERCISES.values()} == {Number, Vector, Shape, Choice}
+    assert {type(e.kind) for e in EXERCISES.values()} == {Number, Vector, Shape, Choice, Place}
 
 
 def test_every_prediction_of_the_seed_chapter_has_an_exercise():

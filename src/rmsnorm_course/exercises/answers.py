@@ -24,6 +24,7 @@ from .untrusted import visible
 BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
+VARIANTS = "variants"  # the page's "Try another" answers, a table per exercise; reported, never scored
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,25 @@ class AnswerSheet:
         tries = self.answers.get(FIRST_TRIES, {})
         return tries if isinstance(tries, dict) else {}
 
+    def variant_tries(self) -> list[tuple[str, int, Verdict]]:
+        """Each variant answered in the file, judged as the page judged it: practice, never part of the score."""
+        tables = self.answers.get(VARIANTS, {})
+        tries = []
+        for exercise_id, answers in tables.items() if isinstance(tables, dict) else ():
+            exercise = EXERCISES.get(exercise_id)
+            if exercise is None or not isinstance(answers, dict):
+                continue
+            for number, answer in answers.items():
+                if number.isdigit() and 1 <= int(number) <= len(exercise.variants):
+                    tries.append((exercise_id, int(number), judge(exercise.variant(int(number) - 1), answer)))
+        return tries
+
     def where(self, key: str) -> str:
         return f"{key} (line {self.lines[key]})" if key in self.lines else key
 
     def unknown_ids(self) -> list[str]:
         """A message for each key that names no exercise, with the nearest ids (the first few; the rest counted)."""
-        unknown = [key for key in self.answers if key not in EXERCISES and key != FIRST_TRIES]
+        unknown = [key for key in self.answers if key not in EXERCISES and key not in (FIRST_TRIES, VARIANTS)]
         unknown += [f"{FIRST_TRIES}.{key}" for key in self.first_tries if key not in EXERCISES]
         messages = []
         if FIRST_TRIES in self.answers and not isinstance(self.answers[FIRST_TRIES], dict):

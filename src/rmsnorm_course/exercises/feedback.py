@@ -17,9 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import reading, registry
-from .errors import AnswerKindError
+from .errors import AnswerKindError, UnknownExercise
 from .kinds import FOUND, MESSAGE, NEAR, PLACES, Choice, Outcome, Reading, shortened
 from .registry import Exercise
+from .untrusted import quoted
 
 __all__ = ["LOOKS", "Outcome", "Verdict", "check", "judge", "page_words", "reference"]
 
@@ -208,14 +209,27 @@ def is_unanswered(raw: object) -> bool:
     return raw is None or raw is Ellipsis
 
 
-def check(exercise_id: str, answer: object = ...) -> Verdict:
+def check(exercise_id: str, answer: object = ..., variant: int | None = None) -> Verdict:
     """Check a prediction. ``check("mean-square")`` alone shows the question.
 
     Answers are what a person would type, as text (``"0.5"``, ``"[0.6, 0.8]"``,
     ``"(2, 5, 3)"``, ``"B"``) or as Python values: a number, a list, tuple or array
-    for a vector, a tuple or list for a shape. An unknown id raises ``UnknownExercise``.
+    for a vector, a tuple or list for a shape. ``variant=k`` asks the exercise again
+    about its k-th set of fresh inputs (from 1), for practice. An unknown id raises
+    ``UnknownExercise``.
     """
-    return judge(registry.get(exercise_id), answer)
+    exercise = registry.get(exercise_id)
+    if variant is not None:
+        exercise = exercise.variant(_variant_number(exercise, variant))
+    return judge(exercise, answer)
+
+
+def _variant_number(exercise: Exercise, variant: object) -> int:
+    """A variant as a person counts them (1 is the first), checked before it is asked."""
+    count = len(exercise.variants)
+    if isinstance(variant, bool) or not isinstance(variant, int) or not 1 <= variant <= count:
+        raise UnknownExercise(f"{exercise.id} has variants 1 to {count}; got {quoted(str(variant))}")
+    return variant - 1
 
 
 def reference(exercise_id: str) -> Verdict:

@@ -488,7 +488,83 @@ class Choice:
         return f'"{self.letters[self.index(option)]}"'
 
 
-Kind = Number | Vector | Shape | Choice
+@dataclass(frozen=True)
+class Axis:
+    """The axis a picture answer is placed on: its range, its scale and what it measures.
+
+    ``scale`` is "log", "linear" or "angle" (degrees around a circle, 0 along the first axis).
+    """
+
+    low: float
+    high: float
+    scale: str
+    label: str
+
+    def data(self) -> dict[str, object]:
+        return {"low": self.low, "high": self.high, "scale": self.scale, "label": self.label}
+
+
+@dataclass(frozen=True)
+class Place:
+    """A number answered by placing a marker on a figure, right within ``tolerance`` of the reference.
+
+    The tolerance is a share of the reference (``relative``) or, on an angle, degrees.
+    The marker writes its value into the box as text, so a placed answer is read, kept,
+    downloaded and graded as a typed number is; a number typed instead is judged alike.
+    """
+
+    axis: Axis
+    tolerance: float
+    relative: bool = True
+
+    def describe(self) -> str:
+        return "a number, or place the marker on the figure"
+
+    def instruction(self) -> str:
+        within = f"{self.tolerance:.0%} of the answer" if self.relative else f"{self.tolerance:g} degrees"
+        return f"Within {within} counts."
+
+    def read(self, raw: object) -> Reading:
+        typed = _typed(raw, self.describe())
+        if typed.entries is None:
+            number = _number(typed.text, DECIMALS)
+            if isinstance(number, Reading):
+                return number
+            raise unreadable(self.describe(), number)
+        raise unreadable(self.describe(), _found(typed, "a number"))
+
+    def distance(self, given: float, expected: float) -> float:
+        """How far ``given`` is from ``expected``: a share of it, or degrees the short way round."""
+        if self.axis.scale == "angle":
+            return abs((given - expected + 180.0) % 360.0 - 180.0)
+        return abs(given - expected) / abs(expected) if self.relative else abs(given - expected)
+
+    def compare(self, given: Reading, expected: float) -> Outcome:
+        within = math.isfinite(given.value) and self.distance(given.value, expected) <= self.tolerance
+        return Outcome.CORRECT if within else Outcome.WRONG
+
+    def matches(self, given: Reading, value: float) -> bool:
+        return math.isfinite(given.value) and self.distance(given.value, value) <= self.tolerance
+
+    exactly = matches
+
+    def off(self, given: Reading, expected: float) -> None:
+        return None
+
+    def show(self, value: float) -> str:
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+    def data(self) -> dict[str, object]:
+        return {"type": "place", "axis": self.axis.data(), "tolerance": self.tolerance, "relative": self.relative}
+
+    def plain(self, value: float) -> float:
+        return float(value)
+
+    def toml(self, value: float) -> str:
+        return repr(float(f"{value:.4g}"))
+
+
+Kind = Number | Vector | Shape | Choice | Place
 
 
 # --- numbers at the precision asked ---------------------------------------------------------

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..studies import evidence, example, modern, precision, training
 from ..studies.block import PreNormBlock
 from ..studies.formulas import rms_norm_formula
 from .errors import UnknownExercise
-from .kinds import RIGHT, Choice, Kind, Number, Shape, Vector
+from .kinds import RIGHT, Axis, Choice, Kind, Number, Place, Shape, Vector
 from .untrusted import quoted
 
 X, G = example.INPUT, example.GAIN
@@ -49,18 +50,25 @@ class Solution:
 
     ``explanation`` is one short sentence; ``detail`` the reasoning or evidence behind
     it. ``pitfalls`` pairs a computed wrong answer that a known slip produces with a
-    note naming the slip; the note never states the right answer.
+    note naming the slip; the note never states the right answer. ``picture`` is what
+    a figure draws over a placed answer once it is judged (the curve, the point).
     """
 
     answer: object
     explanation: str
     pitfalls: tuple[tuple[object, str], ...] = ()
     detail: str = ""
+    picture: Mapping[str, object] | None = None  # for an answer placed on a figure: the truth to draw over it
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One prediction: its title, what is asked, what kind of answer it takes, a hint, and how to solve it."""
+    """One prediction: its title, what is asked, what kind of answer it takes, a hint, and how to solve it.
+
+    A question asked about ``given`` inputs may be asked again about others: each of
+    ``variants`` is the same exercise (same kind, hint and judge) with fresh inputs,
+    for practice; ``variant(k)`` asks it. A variant never counts toward a score.
+    """
 
     id: str
     title: str
@@ -68,42 +76,100 @@ class Exercise:
     kind: Kind
     hint: str
     solve: Callable[[], Solution] = field(repr=False)
+    template: str = field(default="", repr=False)
+    solver: Callable[..., Solution] | None = field(default=None, repr=False)
+    given: Mapping[str, object] = field(default_factory=dict, repr=False)
+    variants: tuple[Mapping[str, object], ...] = field(default=(), repr=False)
+
+    def variant(self, number: int) -> Exercise:
+        """The same question about the ``number``-th set of fresh inputs (0 is the first)."""
+        if not 0 <= number < len(self.variants):
+            raise IndexError(f"{self.id} has {len(self.variants)} variants; there is no variant {number}")
+        inputs = {**self.given, **self.variants[number]}
+        return replace(
+            self,
+            prompt=_asked(self.template, inputs, self.kind),
+            solve=_with_options_words(functools.partial(self.solver, **inputs), self.kind),
+            given=inputs,
+            variants=(),
+        )
 
 
 EXERCISES: dict[str, Exercise] = {}  # every exercise, in the order the chapter asks them
 
 
 def exercise(
-    exercise_id: str, title: str, prompt: str, kind: Kind, hint: str
-) -> Callable[[Callable[[], Solution]], Callable[[], Solution]]:
+    exercise_id: str,
+    title: str,
+    prompt: str,
+    kind: Kind,
+    hint: str,
+    given: Mapping[str, object] | None = None,
+    variants: Sequence[Mapping[str, object]] = (),
+) -> Callable[[Callable[..., Solution]], Callable[..., Solution]]:
     """Register the solver below as an exercise, with its question beside it.
 
-    The question ends with what the kind asks about precision ("Give six decimals."),
+    With ``given``, the prompt is a template whose ``{name}`` fields are the inputs,
+    written as a person would ([3, 4], 1e-05), and the solver takes them by name. The
+    question ends with what the kind asks about precision ("Give six decimals."),
     written from the kind, never typed beside it.
     """
 
-    def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
+    def register(solver: Callable[..., Solution]) -> Callable[..., Solution]:
         if exercise_id in EXERCISES:
             raise ValueError(f"exercise {exercise_id!r} is registered twice")
-        question = f"{prompt} {kind.instruction()}".strip()
-        EXERCISES[exercise_id] = Exercise(exercise_id, title, question, kind, hint, _with_options_words(solve, kind))
-        return solve
+        inputs = dict(given or {})
+        solve = _with_options_words(functools.partial(solver, **inputs), kind)
+        question = _asked(prompt, inputs, kind)
+        EXERCISES[exercise_id] = Exercise(
+            exercise_id, title, question, kind, hint, solve, prompt, solver, inputs, tuple(variants)
+        )
+        return solver
 
     return register
 
 
-def _with_options_words(solve: Callable[[], Solution], kind: Kind) -> Callable[[], Solution]:
-    """For a choice, the solver's slips and then each wrong option's word, as the solution's pitfalls."""
-    if not isinstance(kind, Choice):
-        return solve
+def _asked(template: str, inputs: Mapping[str, object], kind: Kind) -> str:
+    question = template.format(**{name: _written(value) for name, value in inputs.items()}) if inputs else template
+    return f"{question} {kind.instruction()}".strip()
 
-    @functools.wraps(solve)
+
+def _written(value: object) -> str:
+    """An input as a question writes it: [3, 4], 1e-05, 1,000, float32."""
+    if isinstance(value, tuple):
+        return _nums(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _with_options_words(solve: Callable[[], Solution], kind: Kind) -> Callable[[], Solution]:
+    """The solver's solution with its slips as the judge should see them.
+
+    For a choice, each wrong option's word joins the slips. A slip whose value the
+    judge would call right (x-hat at eps = 0 where eps moves only the seventh decimal)
+    is no slip there, and is left out.
+    """
+
     def solved() -> Solution:
         solution = solve()
-        kind.index(solution.answer)  # a solver answers with one of the options' words
-        return replace(solution, pitfalls=solution.pitfalls + kind.pitfalls(solution.answer))
+        pitfalls = solution.pitfalls
+        if isinstance(kind, Choice):
+            kind.index(solution.answer)  # a solver answers with one of the options' words
+            pitfalls += kind.pitfalls(solution.answer)
+        distinct = tuple(
+            (value, note) for value, note in pitfalls if not kind.exactly(_read(kind, value), solution.answer)
+        )
+        return replace(solution, pitfalls=distinct)
 
     return solved
+
+
+def _read(kind: Kind, value: object):
+    """A value as the judge reads it, written as a person would type it."""
+    return kind.read(kind.toml(value).strip('"'))
 
 
 def _nums(values) -> str:
@@ -114,6 +180,13 @@ X_TEXT, G_TEXT, TINY_TEXT = _nums(X), _nums(G), _nums(TINY)
 PAIR = Vector(len(X))  # the worked example's vectors have two coordinates
 EXACT = Number(stated=False)  # a short exact answer: the question does not ask for decimals
 WORKED = rms_norm_forward(X, G, DEFAULT_EPS)  # the worked example, every intermediate of its forward pass
+EPS = DEFAULT_EPS
+PAIRS = ((1.0, 2.0), (-2.0, 4.0), (6.0, 8.0), (0.5, 1.5), (5.0, -12.0))  # fresh inputs for the worked example's boxes
+GAINS = ((2.0, 1.0), (0.5, 0.5), (1.0, -1.0), (2.0, 0.5), (1.5, 0.5))
+
+
+def _forward(x, gain=None, eps=EPS):
+    return rms_norm_forward(np.asarray(x, dtype=float), None if gain is None else np.asarray(gain, float), eps)
 
 
 # --- Predict, then test the epsilon boundary (predict.md) -----------------------------------------
@@ -122,16 +195,19 @@ WORKED = rms_norm_forward(X, G, DEFAULT_EPS)  # the worked example, every interm
 @exercise(
     "mean-square",
     "The mean square",
-    f"x = {X_TEXT}. What is its mean square, mean(x**2)?",
+    "x = {x}. What is its mean square, mean(x**2)?",
     EXACT,
     "Square each coordinate, add the squares, divide by the number of coordinates d.",
+    given={"x": X},
+    variants=({"x": (1.0, 2.0)}, {"x": (-2.0, 4.0)}, {"x": (2.0, -1.0, 2.0)}, {"x": (0.5, 1.5)}, {"x": (6.0, 8.0)}),
 )
-def _mean_square() -> Solution:
-    squares = " + ".join(f"{v:g}^2" for v in X)
+def _mean_square(x) -> Solution:
+    squares = " + ".join(f"{v:g}^2" for v in x)
+    mean_square = float(_forward(x).mean_square[0])
     return Solution(
-        float(WORKED.mean_square[0]),
-        f"mean(x**2) = ({squares}) / {len(X)} = {WORKED.mean_square[0]:g}: the average of the squares.",
-        pitfalls=((float(np.sum(np.square(X))), "That is the sum of the squares; the mean divides it by d."),),
+        mean_square,
+        f"mean(x**2) = ({squares}) / {len(x)} = {mean_square:g}: the average of the squares.",
+        pitfalls=((float(np.sum(np.square(x))), "That is the sum of the squares; the mean divides it by d."),),
         detail="The mean divides by d, so a wider row of the same values has the same mean square.",
     )
 
@@ -139,16 +215,19 @@ def _mean_square() -> Solution:
 @exercise(
     "reciprocal-rms",
     "The reciprocal RMS",
-    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)?",
+    "x = {x}, eps = {eps}. What is the reciprocal RMS, 1 / sqrt(mean(x**2) + eps)?",
     Number(),
     "Add eps to the mean square, take the square root, then take 1 over it.",
+    given={"x": X, "eps": EPS},
+    variants=tuple({"x": x} for x in PAIRS),
 )
-def _reciprocal_rms() -> Solution:
-    rms = float(np.sqrt(WORKED.mean_square[0] + DEFAULT_EPS))
+def _reciprocal_rms(x, eps) -> Solution:
+    forward = _forward(x, eps=eps)
+    mean_square = float(forward.mean_square[0])
     return Solution(
-        float(WORKED.inverse_rms[0]),
-        f"1 / sqrt({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(WORKED.inverse_rms[0])}.",
-        pitfalls=((rms, "That is the RMS itself; the question asks for 1 / RMS."),),
+        float(forward.inverse_rms[0]),
+        f"1 / sqrt({mean_square:g} + {eps:g}) = {fmt(forward.inverse_rms[0])}.",
+        pitfalls=((float(np.sqrt(mean_square + eps)), "That is the RMS itself; the question asks for 1 / RMS."),),
         detail="Every coordinate of x is multiplied by this one shared factor.",
     )
 
@@ -156,17 +235,19 @@ def _reciprocal_rms() -> Solution:
 @exercise(
     "normalized",
     "x-hat of the worked example",
-    f"x = {X_TEXT}, eps = {DEFAULT_EPS:g}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), "
-    "before any gain?",
+    "x = {x}, eps = {eps}. What is the RMS-rescaled vector x-hat = x / sqrt(mean(x**2) + eps), before any gain?",
     PAIR,
     "Multiply each coordinate of x by the reciprocal RMS; both coordinates share the same factor.",
+    given={"x": X, "eps": EPS},
+    variants=tuple({"x": x} for x in PAIRS),
 )
-def _normalized() -> Solution:
-    unit_length = np.asarray(X) / np.linalg.norm(X)
-    without_eps = rms_norm_forward(X, None, example.IDEAL_EPS).normalized
+def _normalized(x, eps) -> Solution:
+    forward = _forward(x, eps=eps)
+    unit_length = np.asarray(x) / np.linalg.norm(x)
+    without_eps = _forward(x, eps=example.IDEAL_EPS).normalized
     return Solution(
-        tuple(WORKED.normalized.tolist()),
-        f"x-hat = x * {fmt(WORKED.inverse_rms[0])} = {fmt(WORKED.normalized)}: one shared factor, so x-hat "
+        tuple(forward.normalized.tolist()),
+        f"x-hat = x * {fmt(forward.inverse_rms[0])} = {fmt(forward.normalized)}: one shared factor, so x-hat "
         "points the way x does.",
         pitfalls=(
             (
@@ -175,25 +256,28 @@ def _normalized() -> Solution:
             ),
             (
                 tuple(without_eps.tolist()),
-                f"That is x-hat at eps = 0; the question's eps = {DEFAULT_EPS:g} moves the sixth decimal.",
+                f"That is x-hat at eps = 0; the question's eps = {eps:g} moves the sixth decimal.",
             ),
         ),
-        detail=f"The coordinates keep their ratio, {X[0]:g} to {X[1]:g}; neither is forced to magnitude one.",
+        detail=f"The coordinates keep their ratio, {x[0]:g} to {x[1]:g}; neither is forced to magnitude one.",
     )
 
 
 @exercise(
     "output",
     "The output, after the gain",
-    f"Apply the gain g = {G_TEXT} to that x-hat. What is the output y = g * x-hat?",
+    "x = {x}, eps = {eps}, and the gain is g = {g}. What is the output y = g * x-hat?",
     PAIR,
     "Multiply x-hat by g coordinate by coordinate: first by first, second by second.",
+    given={"x": X, "eps": EPS, "g": G},
+    variants=tuple({"x": x, "g": g} for x, g in zip(PAIRS, GAINS, strict=True)),
 )
-def _output() -> Solution:
+def _output(x, eps, g) -> Solution:
+    forward = _forward(x, g, eps)
     return Solution(
-        tuple(WORKED.output.tolist()),
-        f"y = {_nums(G)} * {fmt(WORKED.normalized)} = {fmt(WORKED.output)}, coordinate by coordinate.",
-        pitfalls=((tuple(WORKED.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
+        tuple(forward.output.tolist()),
+        f"y = {_nums(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
+        pitfalls=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
         detail="The gain rescales each feature on its own, so the output no longer points the way x does.",
     )
 
@@ -201,26 +285,36 @@ def _output() -> Solution:
 @exercise(
     "scaled-ideal",
     "Ten times x, with eps = 0",
-    f"With eps = 0, multiply x = {X_TEXT} by {FACTOR:g}. By how much does x-hat move: what is the largest "
-    "difference, coordinate by coordinate, between x-hat of the scaled input and x-hat of x?",
+    "With eps = 0, multiply x = {x} by {factor}. By how much does x-hat move: what is the largest difference, "
+    "coordinate by coordinate, between x-hat of the scaled input and x-hat of x?",
     EXACT,
     "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
+    given={"x": X, "factor": FACTOR},
+    variants=(
+        {"x": (1.0, 2.0), "factor": 100.0},
+        {"x": (-2.0, 4.0), "factor": 0.01},
+        {"x": (6.0, 8.0), "factor": 3.0},
+        {"x": (0.5, 1.5), "factor": 1000.0},
+        {"x": (5.0, -12.0), "factor": 0.5},
+    ),
 )
-def _scaled_ideal() -> Solution:
-    card = evidence.scale_card("ideal", X, example.IDEAL_EPS, FACTOR)
-    stretched = float(np.max(np.abs((FACTOR - 1) * card.original)))
+def _scaled_ideal(x, factor) -> Solution:
+    card = evidence.scale_card("ideal", x, example.IDEAL_EPS, factor)
     return Solution(
         round(card.max_difference, EXACT.decimals),  # zero: what is left is rounding, far below six decimals
-        f"Not at all, to rounding ({card.max_difference:.1e}): with eps = 0 the factor {FACTOR:g} cancels.",
+        f"Not at all, to rounding ({card.max_difference:.1e}): with eps = 0 the factor {factor:g} cancels.",
         pitfalls=(
-            (stretched, "That scales x-hat by the factor; with eps = 0 the factor cancels."),
             (
-                float(np.max(np.abs((FACTOR - 1) * np.asarray(X)))),
+                float(np.max(np.abs((factor - 1) * card.original))),
+                "That scales x-hat by the factor; with eps = 0 the factor cancels.",
+            ),
+            (
+                float(np.max(np.abs((factor - 1) * np.asarray(x)))),
                 "That is how far x itself moves; x-hat divides the factor out again.",
             ),
         ),
         detail=(
-            f"{FACTOR:g} multiplies the numerator and, through the RMS, the denominator: x-hat of {FACTOR:g}x is "
+            f"{factor:g} multiplies the numerator and, through the RMS, the denominator: x-hat of {factor:g}x is "
             f"{fmt(card.scaled)}, the same as x-hat of x."
         ),
     )
@@ -243,14 +337,14 @@ EPS_NEAR_ZERO_OPTIONS = {
 @exercise(
     "eps-near-zero",
     "Which row eps changes",
-    f"Before you compute it: eps = {DEFAULT_EPS:g} sits under the root, sqrt(mean(x**2) + eps). Which x-hat does it "
+    f"Before you compute it: eps = {EPS:g} sits under the root, sqrt(mean(x**2) + eps). Which x-hat does it "
     f"change more, that of x = {X_TEXT} or that of x = {TINY_TEXT}, and why?",
     Choice.of(EPS_NEAR_ZERO_OPTIONS),
     "Compare eps with each vector's mean square: which one does adding eps change?",
 )
 def _eps_near_zero() -> Solution:
-    tiny = rms_norm(TINY, None, DEFAULT_EPS) - rms_norm(TINY, None, example.IDEAL_EPS)
-    ordinary = rms_norm(X, None, DEFAULT_EPS) - rms_norm(X, None, example.IDEAL_EPS)
+    tiny = rms_norm(TINY, None, EPS) - rms_norm(TINY, None, example.IDEAL_EPS)
+    ordinary = rms_norm(X, None, EPS) - rms_norm(X, None, example.IDEAL_EPS)
     ms_tiny = float(np.mean(np.square(TINY)))
     if np.max(np.abs(tiny)) <= np.max(np.abs(ordinary)):
         raise AssertionError("eps changes the ordinary row at least as much as the tiny one")
@@ -264,46 +358,56 @@ def _eps_near_zero() -> Solution:
     )
 
 
+TINY_PAIRS = ((0.0001, 0.0002), (0.001, 0.002), (0.0006, 0.0008), (-0.0005, 0.0012), (0.002, 0.0015))
+
+
 @exercise(
     "tiny-normalized",
     "x-hat of a tiny vector",
-    f"Now x = {TINY_TEXT} and eps = {DEFAULT_EPS:g}. What is x-hat, before the gain?",
+    "Now x = {x} and eps = {eps}. What is x-hat, before the gain?",
     PAIR,
     "Add eps to the mean square of this x before you take the square root.",
+    given={"x": TINY, "eps": EPS},
+    variants=tuple({"x": x} for x in TINY_PAIRS),
 )
-def _tiny_normalized() -> Solution:
-    forward = rms_norm_forward(TINY, None, DEFAULT_EPS)
-    ideal = rms_norm_forward(TINY, None, example.IDEAL_EPS).normalized
+def _tiny_normalized(x, eps) -> Solution:
+    forward = _forward(x, eps=eps)
+    ideal = _forward(x, eps=example.IDEAL_EPS).normalized
     return Solution(
         tuple(forward.normalized.tolist()),
-        f"x-hat = x / sqrt({float(forward.mean_square[0]):.3g} + {DEFAULT_EPS:g}) = {fmt(forward.normalized)}: "
-        "the same direction as before, but far shorter.",
-        pitfalls=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is larger than the mean square."),),
-        detail="eps, not the input, sets most of the denominator, so x-hat stays short.",
+        f"x-hat = x / sqrt({float(forward.mean_square[0]):.3g} + {eps:g}) = {fmt(forward.normalized)}: "
+        "the direction of x, but shorter than at eps = 0.",
+        pitfalls=(
+            (tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is not small next to the mean square."),
+        ),
+        detail="The smaller the mean square is next to eps, the more of the denominator eps sets.",
     )
 
 
 @exercise(
     "tiny-scaled",
     "Ten times the tiny vector",
-    f"Keep eps = {DEFAULT_EPS:g} and multiply x = {TINY_TEXT} by {FACTOR:g}. What is x-hat of the scaled input?",
+    "Keep eps = {eps} and multiply x = {x} by {factor}. What is x-hat of the scaled input?",
     PAIR,
-    f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g}; eps stays where it is.",
+    "Scaling x by a multiplies the mean square by a squared; eps stays where it is.",
+    given={"x": TINY, "eps": EPS, "factor": FACTOR},
+    variants=tuple({"x": x, "factor": factor} for x, factor in zip(TINY_PAIRS, (10.0, 5.0, 2.0, 10.0, 0.1))),
 )
-def _tiny_scaled() -> Solution:
-    card = evidence.scale_card("near-zero", TINY, DEFAULT_EPS, FACTOR)
+def _tiny_scaled(x, eps, factor) -> Solution:
+    card = evidence.scale_card("near-zero", x, eps, factor)
     return Solution(
         tuple(card.scaled.tolist()),
-        f"x-hat of {FACTOR:g}x is {fmt(card.scaled)}, up from {fmt(card.original)}: near zero, scale is not cancelled.",
+        f"x-hat of {factor:g}x is {fmt(card.scaled)}, against {fmt(card.original)} for x: near zero, scale is "
+        "not cancelled.",
         pitfalls=(
             (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
             (
-                tuple(rms_norm(FACTOR * np.asarray(TINY), None, example.IDEAL_EPS).tolist()),
+                tuple(rms_norm(factor * np.asarray(x), None, example.IDEAL_EPS).tolist()),
                 "That is the eps = 0 ideal; here eps still matters.",
             ),
         ),
         detail=(
-            f"Scaling by {FACTOR:g} multiplies the mean square by {FACTOR**2:g} but leaves eps at {DEFAULT_EPS:g}, "
+            f"Scaling by {factor:g} multiplies the mean square by {factor**2:g} but leaves eps at {eps:g}, "
             f"so x-hat moves by up to {card.max_difference:.6f}."
         ),
     )
@@ -315,21 +419,30 @@ def _tiny_scaled() -> Solution:
 @exercise(
     "plateau-value",
     "The mean square of x-hat",
-    f"For the worked example (x = {X_TEXT}, eps = {DEFAULT_EPS:g}), what is the mean square of x-hat?",
+    "For x = {x} and eps = {eps}, what is the mean square of x-hat?",
     Number(),
     "mean(x-hat**2) = ms / (ms + eps): close to one when the mean square dwarfs eps.",
+    given={"x": X, "eps": EPS},
+    variants=(
+        {"x": (1.0, 2.0)},
+        {"x": (0.01, 0.02)},
+        {"x": (0.003, 0.004)},
+        {"x": (3.0, 4.0), "eps": 1.0},
+        {"x": (0.001, -0.002), "eps": 1e-6},
+    ),
 )
-def _plateau_value() -> Solution:
-    value = float(np.mean(np.square(WORKED.normalized)))
+def _plateau_value(x, eps) -> Solution:
+    forward = _forward(x, eps=eps)
+    value = float(np.mean(np.square(forward.normalized)))
+    ms = float(forward.mean_square[0])
     return Solution(
         value,
-        f"{WORKED.mean_square[0]:g} / ({WORKED.mean_square[0]:g} + {DEFAULT_EPS:g}) = {fmt(value)}: just under "
-        "one, because of eps.",
+        f"{ms:g} / ({ms:g} + {eps:g}) = {fmt(value)}: under one, by as much as eps is large next to {ms:g}.",
         pitfalls=(
-            (float(np.mean(np.square(WORKED.output))), "That is the output's mean square, after the gain."),
+            (float(np.mean(np.square(forward.normalized * np.asarray(G)))), "That applies the worked example's gain."),
             (1.0, "That is the eps = 0 ideal, exactly one; with eps in the denominator the mean square falls short."),
         ),
-        detail=f"Only at eps = 0 is it exactly one; x-hat = {fmt(WORKED.normalized)} squares to a little less.",
+        detail=f"Only at eps = 0 is it exactly one; x-hat = {fmt(forward.normalized)} squares to a little less.",
     )
 
 
@@ -342,7 +455,7 @@ def _shape_example() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     x = rng.normal(size=BATCH_SHAPE)
     gain = rng.normal(size=BATCH_SHAPE[-1])
     upstream = rng.normal(size=BATCH_SHAPE)
-    return x, gain, upstream, rms_norm(x, gain, DEFAULT_EPS)
+    return x, gain, upstream, rms_norm(x, gain, EPS)
 
 
 @exercise(
@@ -402,12 +515,14 @@ def _centering_and_batch() -> Solution:
 @exercise(
     "anchor-mean",
     "The mean of x-hat",
-    f"With eps = 0, what is the mean of x-hat for the row x = {_nums(example.ANCHOR)}?",
+    "With eps = 0, what is the mean of x-hat for the row x = {x}?",
     Number(),
-    "RMSNorm divides by the RMS and subtracts nothing: average the two coordinates of x / RMS.",
+    "RMSNorm divides by the RMS and subtracts nothing: average the coordinates of x / RMS.",
+    given={"x": example.ANCHOR},
+    variants=({"x": (2.0, 2.0)}, {"x": (-1.0, 3.0)}, {"x": (3.0, 4.0)}, {"x": (1.0, 1.0, 4.0)}, {"x": (-2.0, -1.0)}),
 )
-def _anchor_mean() -> Solution:
-    normalized = rms_norm_forward(example.ANCHOR, None, example.IDEAL_EPS).normalized
+def _anchor_mean(x) -> Solution:
+    normalized = _forward(x, eps=example.IDEAL_EPS).normalized
     return Solution(
         float(np.mean(normalized)),
         f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted.",
@@ -416,24 +531,63 @@ def _anchor_mean() -> Solution:
     )
 
 
+CIRCLE = Axis(0.0, 360.0, "angle", "where x-hat lands: degrees from the first axis")
+
+
+@exercise(
+    "circle-image",
+    "Where x-hat lands on the circle",
+    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). Place the marker where x-hat lands.",
+    Place(CIRCLE, tolerance=5.0, relative=False),
+    "Dividing by a positive number changes a vector's length, never the way it points.",
+    given={"x": (-1.0, 2.0)},
+    variants=({"x": (3.0, 1.0)}, {"x": (-2.0, -2.0)}, {"x": (1.0, -3.0)}, {"x": (0.5, 2.0)}, {"x": (-4.0, 1.0)}),
+)
+def _circle_image(x) -> Solution:
+    image = _forward(x, eps=example.IDEAL_EPS).normalized
+    angle = float(np.degrees(np.arctan2(image[1], image[0])) % 360.0)
+    centred = np.asarray(x) - np.mean(x)
+    return Solution(
+        angle,
+        f"At {angle:.0f} degrees, x-hat = {fmt(image)}: the way x points, at length sqrt(2).",
+        pitfalls=(
+            (
+                float(np.degrees(np.arctan2(centred[1], centred[0])) % 360.0),
+                "That is where LayerNorm sends it: it subtracts the mean first.",
+            ),
+            ((angle + 180.0) % 360.0, "That points against x; dividing by a positive RMS keeps its direction."),
+        ),
+        detail=f"|x-hat| = {np.linalg.norm(image):.6f}: every nonzero x lands on the circle, in its own direction.",
+        picture={"point": [float(v) for v in image], "input": [float(v) for v in x]},
+    )
+
+
 # --- Scale invariance and the epsilon boundary (scale-and-epsilon.md) -----------------------------
+
+
+RMS_AXIS = Axis(1e-6, 1.0, "log", "RMS of the input (log scale)")
 
 
 @exercise(
     "crossover-rms",
     "Where eps takes half",
-    f"For eps = {DEFAULT_EPS:g}, at what RMS of the input is mean(x-hat**2) = ms / (ms + eps) exactly one half?",
-    Number(),
+    "For eps = {eps}, place the marker on the RMS axis where mean(x-hat**2) = ms / (ms + eps) is one half.",
+    Place(RMS_AXIS, tolerance=0.15),
     "One half means the mean square equals eps.",
+    given={"eps": EPS},
+    variants=({"eps": 1e-6}, {"eps": 1e-4}, {"eps": 1e-3}, {"eps": 1e-8}, {"eps": 1e-2}),
 )
-def _crossover_rms() -> Solution:
-    rms = float(np.sqrt(DEFAULT_EPS))
-    half = float(np.mean(np.square(rms_norm_forward([rms], None, DEFAULT_EPS).normalized)))
+def _crossover_rms(eps) -> Solution:
+    rms = float(np.sqrt(eps))
+    half = float(np.mean(np.square(rms_norm_forward([rms], None, eps).normalized)))
+    axis = np.geomspace(RMS_AXIS.low, RMS_AXIS.high, 61)
+    curve = [float(np.mean(np.square(rms_norm(np.array([r]), None, eps)))) for r in axis]
     return Solution(
         rms,
-        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({DEFAULT_EPS:g}) = {fmt(rms)}.",
-        pitfalls=((DEFAULT_EPS, "That is eps itself, a mean square; the question asks for the RMS, its square root."),),
+        f"ms / (ms + eps) = 1/2 when ms = eps, so the RMS is sqrt({eps:g}) = {fmt(rms)}.",
+        pitfalls=((eps, "That is eps itself, a mean square; the crossing is at an RMS, its square root."),),
         detail=f"rms_norm of [{fmt(rms)}] gives mean(x-hat**2) = {fmt(half)}.",
+        picture={"curve": [[float(r), y] for r, y in zip(axis, curve, strict=True)], "level": 0.5},
     )
 
 
@@ -565,17 +719,27 @@ def _integer_dtype() -> Solution:
 # --- The backward pass (backward.md) --------------------------------------------------------------
 
 
+GRADIENT_CASES = (  # fresh rows, gains and upstream gradients for the backward's boxes
+    {"x": (1.0, 2.0), "g": (1.0, 1.0), "upstream": (1.0, 0.0)},
+    {"x": (-2.0, 4.0), "g": (0.5, 2.0), "upstream": (1.0, 1.0)},
+    {"x": (6.0, 8.0), "g": (1.0, -1.0), "upstream": (0.0, 2.0)},
+    {"x": (0.5, 1.5), "g": (2.0, 0.5), "upstream": (-1.0, 3.0)},
+    {"x": (5.0, -12.0), "g": (1.5, 0.5), "upstream": (2.0, 1.0)},
+)
+
+
 @exercise(
     "grad-x",
     "The input's gradient",
-    f"x = {X_TEXT}, g = {G_TEXT}, eps = {DEFAULT_EPS:g}, upstream gradient grad_output = {_nums(UPSTREAM)}. "
-    "What is grad_x?",
+    "x = {x}, g = {g}, eps = {eps}, upstream gradient grad_output = {upstream}. What is grad_x?",
     PAIR,
     "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
     "grad_x = r * (u - x-hat * mean(u * x-hat)).",
+    given={"x": X, "g": G, "eps": EPS, "upstream": UPSTREAM},
+    variants=GRADIENT_CASES,
 )
-def _grad_x() -> Solution:
-    p = evidence.primary()
+def _grad_x(x, g, eps, upstream) -> Solution:
+    p = evidence.primary(x, g, eps, upstream)
     constant_rms = p.forward.inverse_rms * p.upstream * p.gain
     return _gradient(
         p.grad_x,
@@ -601,14 +765,16 @@ def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray
 @exercise(
     "grad-gain",
     "The gain's gradient",
-    f"Same example, grad_output = {_nums(UPSTREAM)}. What is grad_gain?",
+    "x = {x}, g = {g}, eps = {eps}, grad_output = {upstream}. What is grad_gain?",
     PAIR,
     "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+    given={"x": X, "g": G, "eps": EPS, "upstream": UPSTREAM},
+    variants=GRADIENT_CASES,
 )
-def _grad_gain() -> Solution:
-    p = evidence.primary()
+def _grad_gain(x, g, eps, upstream) -> Solution:
+    p = evidence.primary(x, g, eps, upstream)
     uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
-    derivation = f"grad_gain = grad_output * x-hat = {_nums(UPSTREAM)} * {fmt(p.forward.normalized)}"
+    derivation = f"grad_gain = grad_output * x-hat = {_nums(upstream)} * {fmt(p.forward.normalized)}"
     return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
 
 
@@ -631,27 +797,25 @@ def _gain_gradient_shape() -> Solution:
     )
 
 
-GRADIENT_SCALE = 4.0  # any factor but the scale cards' ten, so this answer is not theirs
-
-
 @exercise(
     "grad-x-scaled",
     "The gradient of a scaled input",
-    f"With eps = 0, x = {X_TEXT}, g = {G_TEXT} and grad_output = {_nums(UPSTREAM)}, multiply x by {GRADIENT_SCALE:g}. "
-    "grad_x of the scaled input is grad_x of x times what factor?",
+    "With eps = 0, x = {x}, g = {g} and grad_output = {upstream}, multiply x by {scale}. grad_x of the scaled "
+    "input is grad_x of x times what factor?",
     EXACT,
     "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
+    given={"x": X, "g": G, "upstream": UPSTREAM, "scale": 4.0},  # not the scale cards' ten: not their answer
+    variants=({"scale": 2.0}, {"scale": 0.5}, {"scale": 10.0}, {"scale": 0.25}, {"scale": 8.0}),
 )
-def _grad_x_scaled() -> Solution:
-    grad_x, _ = rms_norm_backward(X, G, example.IDEAL_EPS, UPSTREAM)
-    scaled, _ = rms_norm_backward(GRADIENT_SCALE * np.asarray(X), G, example.IDEAL_EPS, UPSTREAM)
+def _grad_x_scaled(x, g, upstream, scale) -> Solution:
+    grad_x, _ = rms_norm_backward(x, g, example.IDEAL_EPS, upstream)
+    scaled, _ = rms_norm_backward(scale * np.asarray(x), g, example.IDEAL_EPS, upstream)
     factor = float(scaled[0] / grad_x[0])
     return Solution(
         factor,
-        f"{factor:g} = 1/{GRADIENT_SCALE:g}: the output is unchanged, so its sensitivity to each coordinate "
-        "shrinks as x grows.",
+        f"{factor:g} = 1/{scale:g}: the output is unchanged, so its sensitivity to each coordinate shrinks as x grows.",
         pitfalls=(
-            (GRADIENT_SCALE, "That is the factor on x; the gradient moves the other way."),
+            (scale, "That is the factor on x; the gradient moves the other way."),
             (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),
         ),
         detail=f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}.",
@@ -734,20 +898,29 @@ def _zero_row_zero_eps() -> Solution:
 @exercise(
     "huge-row",
     "A row whose squares overflow",
-    "With eps = 0, what is x-hat of the row [1e200, 2e200], whose squares overflow float64?",
+    "With eps = 0, what is x-hat of the row {row}, whose squares overflow float64?",
     PAIR,
     "x-hat depends only on the direction of x, and the package rescales rows whose squares overflow.",
+    given={"row": (1e200, 2e200)},
+    variants=(
+        {"row": (1e200, 3e200)},
+        {"row": (-2e250, 1e250)},
+        {"row": (3e300, 4e300)},
+        {"row": (5e180, -5e180)},
+        {"row": (1e160, 7e160)},
+    ),
 )
-def _huge_row() -> Solution:
-    row = (1e200, 2e200)
-    normalized = rms_norm_forward(row, None, example.IDEAL_EPS).normalized
+def _huge_row(row) -> Solution:
+    normalized = _forward(row, eps=example.IDEAL_EPS).normalized
+    largest = max(abs(v) for v in row)
     with np.errstate(over="ignore", invalid="ignore"):
         naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
     return Solution(
         tuple(normalized.tolist()),
-        f"{fmt(normalized)}, the x-hat of [1, 2]: the row is divided by its largest magnitude before squaring.",
+        f"{fmt(normalized)}, the x-hat of {_nums(np.asarray(row) / largest)}: the row is divided by its largest "
+        "magnitude before squaring.",
         pitfalls=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
-        detail="The formula as written squares first, and squares of 1e200 are past float64's largest value.",
+        detail=f"The formula as written squares first, and squares of {largest:g} are past float64's largest value.",
     )
 
 
@@ -891,16 +1064,22 @@ def _training_outcome() -> Solution:
 @exercise(
     "one-plus-gain",
     "A 1 + w gain under weight decay",
-    f"A gain stored as 1 + w has been trained to w = {modern.TRAINED_GAIN - 1:g} (gain {modern.TRAINED_GAIN:g}). "
-    f"Weight decay alone then multiplies w by 1 - {modern.DECAY_PER_STEP:g} at each step. What is the gain after "
-    f"{modern.DECAY_STEPS:,} steps with no gradient?",
+    "A gain stored as 1 + w has been trained to w = {w}. Weight decay alone then multiplies w by 1 - {rate} at "
+    "each step. What is the gain after {steps} steps with no gradient?",
     Number(),
     "Compute w after the steps, (1 - rate) to the power of the steps times w, then add one.",
+    given={"w": round(modern.TRAINED_GAIN - 1, 12), "rate": modern.DECAY_PER_STEP, "steps": modern.DECAY_STEPS},
+    variants=(
+        {"w": 0.5},
+        {"w": -0.2, "steps": 500},
+        {"w": 0.3, "rate": 1e-4, "steps": 5000},
+        {"w": 1.0, "rate": 0.01, "steps": 100},
+        {"w": 0.8, "steps": 2000},
+    ),
 )
-def _one_plus_gain() -> Solution:
-    decay = modern.gain_decay()
-    w = modern.TRAINED_GAIN - 1
-    exponential = 1 + w * float(np.exp(-modern.DECAY_PER_STEP * modern.DECAY_STEPS))
+def _one_plus_gain(w, rate, steps) -> Solution:
+    decay = modern.gain_decay(1 + w, rate, steps)
+    exponential = 1 + w * float(np.exp(-rate * steps))
     return Solution(
         float(decay.one_plus[-1]),
         f"w shrinks to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one.",
@@ -915,25 +1094,23 @@ def _one_plus_gain() -> Solution:
 @exercise(
     "qk-logit-bound",
     "How large a QK-normed logit can be",
-    f"With RMSNorm on every query and key (gain one, eps = 0), each has length sqrt(d). For head width "
-    f"d = {modern.HEAD_WIDTH}, what is the largest value the attention logit q . k / sqrt(d) can take?",
+    "With RMSNorm on every query and key (gain one, eps = 0), each has length sqrt(d). For head width d = {width}, "
+    "what is the largest value the attention logit q . k / sqrt(d) can take?",
     EXACT,
     "q . k is at most |q| |k|, reached when the two point the same way.",
+    given={"width": modern.HEAD_WIDTH},
+    variants=({"width": 16}, {"width": 128}, {"width": 256}, {"width": 100}, {"width": 36}),
 )
-def _qk_logit_bound() -> Solution:
-    bound = modern.qk_logit_bound(modern.HEAD_WIDTH)  # the width the question names
-    attention = modern.qk_norm()
+def _qk_logit_bound(width) -> Solution:
+    bound = modern.qk_logit_bound(width)
     return Solution(
         bound,
         f"q . k <= |q| |k| = d, so q . k / sqrt(d) <= sqrt(d) = {bound:g}, whatever the activations' scale.",
         pitfalls=(
-            (float(modern.HEAD_WIDTH), "That is q . k itself, before the division by sqrt(d)."),
+            (float(width), "That is q . k itself, before the division by sqrt(d)."),
             (1.0, "Each coordinate of a normalized vector is not at most one; its mean square is one."),
         ),
-        detail=(
-            f"Without the norm the seeded logits reach {attention.largest_logit[-1]:,.0f} at scale "
-            f"{attention.scales[-1]:g}; with it, {attention.largest_logit_normed[-1]:.2f}."
-        ),
+        detail="Without the norm, logits grow with the square of the activations' scale; with it, never past this.",
     )
 
 
@@ -977,24 +1154,72 @@ def _sandwich_growth() -> Solution:
     )
 
 
+FORMATS = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "float64": 8, "int8": 1}  # bytes a number
+
+
+def _format(dtype: str) -> dict[str, str]:
+    """A number format as a question names it: bfloat16, 2 bytes."""
+    size = FORMATS[dtype]
+    return {"dtype": dtype, "size": f"{size} byte{'s' * (size != 1)}"}
+
+
 @exercise(
     "fused-bytes",
     "Bytes moved by a fused add + RMSNorm",
-    "In bfloat16 (2 bytes a number), one kernel reads the stream h and the branch output f, and writes the new "
+    "In {dtype} ({size} a number), one kernel reads the stream h and the branch output f, and writes the new "
     "stream h' = h + f and the normalized row y. How many bytes does it move per element?",
     Number(units=("bytes", "byte", "b"), stated=False),
-    "Count every array the kernel reads or writes once, at two bytes each.",
+    "Count every array the kernel reads or writes once, at the format's bytes each.",
+    given=_format("bfloat16"),
+    variants=tuple(_format(name) for name in ("float32", "float8", "float64", "float16", "int8")),
 )
-def _fused_bytes() -> Solution:
+def _fused_bytes(dtype, size) -> Solution:
+    itemsize = FORMATS[dtype]
     unfused, fused = modern.KERNELS
+    moved = fused.bytes_per_element(itemsize)
+    other = 1 if itemsize != 1 else 2
     return Solution(
-        float(fused.bytes_per_element()),
-        f"Two reads and two writes of 2 bytes each: {fused.bytes_per_element()} bytes per element.",
+        float(moved),
+        f"Two reads and two writes of {size} each: {moved} bytes per element.",
         pitfalls=(
-            (float(unfused.bytes_per_element()), "That counts h' read back by a second kernel; one pass keeps it."),
-            (4.0, "That counts each array once but at one byte; bfloat16 numbers take two."),
+            (float(unfused.bytes_per_element(itemsize)), "That counts h' read back by a second kernel."),
+            (float(fused.bytes_per_element(other)), f"That counts {other} bytes a number; {dtype} takes {size}."),
         ),
-        detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element()} bytes.",
+        detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element(itemsize)} "
+        "bytes.",
+    )
+
+
+INTENSITY = Axis(0.01, 100.0, "log", "arithmetic intensity: operations per byte (log scale)")
+FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
+
+
+@exercise(
+    "fused-intensity",
+    "Add + RMSNorm on the roofline",
+    "Add + RMSNorm does {flops} operations per element (the addition, then the norm's square, sum, scaling and "
+    "gain). Run as {how}, in {dtype}, where does it sit on a roofline's intensity axis?",
+    Place(INTENSITY, tolerance=0.15),
+    "Intensity is operations divided by bytes moved, per element.",
+    given={"flops": modern.FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
+    variants=(
+        {"dtype": "float32"},
+        {"dtype": "float8"},
+        {"dtype": "bfloat16", "how": APART},
+        {"dtype": "float32", "how": APART},
+        {"dtype": "float64"},
+    ),
+)
+def _fused_intensity(flops, dtype, how) -> Solution:
+    kernel = modern.KERNELS[1 if how == FUSED else 0]
+    moved = kernel.bytes_per_element(FORMATS[dtype])
+    intensity = flops / moved
+    return Solution(
+        intensity,
+        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte, far left of any machine's ridge.",
+        pitfalls=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
+        detail="Below the ridge, memory sets the speed: fewer bytes per element mean a proportionally faster kernel.",
+        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in modern.KERNELS]},
     )
 
 
@@ -1039,19 +1264,28 @@ def _partial_rms_error() -> Solution:
 @exercise(
     "float16-formula-row",
     "The formula, all in float16",
-    f"Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row "
-    f"x = {_nums(precision.HALF_PRECISION_ROW)}, eps = {DEFAULT_EPS:g}?",
+    "Computed as written, every step in float16, what does x / sqrt(mean(x**2) + eps) give for the row x = {row}, "
+    "eps = {eps}?",
     Vector(len(precision.HALF_PRECISION_ROW)),
-    "Follow the first square: what is it in float16, what is the mean of a row that holds it, and its root?",
+    "Follow the squares: what is each in float16, what is their sum, its mean and its root?",
+    given={"row": tuple(precision.HALF_PRECISION_ROW), "eps": EPS},
+    variants=(
+        {"row": (100.0, 200.0)},
+        {"row": (200.0, 200.0)},
+        {"row": (250.0, 10.0)},
+        {"row": (1000.0, 2.0)},
+        {"row": (4.0, 3.0)},
+    ),
 )
-def _float16_formula_row() -> Solution:
-    row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
-    with np.errstate(over="ignore"):
-        formula = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), DEFAULT_EPS)
-    upcast = rms_norm(row, None, DEFAULT_EPS)
+def _float16_formula_row(row, eps) -> Solution:
+    half = np.array(row, dtype=np.float16)
+    with np.errstate(over="ignore", under="ignore"):
+        formula = rms_norm_formula(half, np.ones(len(half), dtype=np.float16), eps)
+        squares = np.square(half)
+    upcast = rms_norm(half, None, eps)
     return Solution(
         tuple(float(v) for v in formula),
-        f"{fmt(formula)}: {row[0]:g} squared overflows to inf, so the root is inf, and x / inf is 0.",
+        f"{fmt(formula)}: in float16 the squares are {fmt(squares)}, and the rest follows from them.",
         pitfalls=(
             (
                 tuple(float(v) for v in upcast),
@@ -1062,30 +1296,79 @@ def _float16_formula_row() -> Solution:
     )
 
 
+SUM_AXIS = Axis(1.0, 1e5, "log", "the running total where it stops growing (log scale)")
+
+
+@exercise(
+    "sum-stall",
+    "Where a low-precision sum stops",
+    "Add {count} squares of {value}, one at a time, rounding the total to {dtype} ({bits} significant bits) after "
+    "each addition. Place the marker where the total stops growing.",
+    Place(SUM_AXIS, tolerance=0.1),
+    "With b significant bits, neighbours near T are T / 2**(b-1) apart; an addition of half that gap or less is lost.",
+    given={
+        "count": precision.SUM_LENGTH,
+        "value": 1.0,
+        "dtype": "bfloat16",
+        "bits": precision.SIGNIFICAND_BITS["bfloat16"],
+    },
+    variants=(
+        {"dtype": "float16", "bits": precision.SIGNIFICAND_BITS["float16"]},
+        {"value": 2.0},
+        {"dtype": "float8 E4M3", "bits": precision.SIGNIFICAND_BITS["float8 E4M3"]},
+        {"value": 0.5},
+        {"dtype": "float8 E5M2", "bits": precision.SIGNIFICAND_BITS["float8 E5M2"], "value": 3.0},
+    ),
+)
+def _sum_stall(count, value, dtype, bits) -> Solution:
+    square = value * value
+    total = precision.stalled_sum(square, count, bits)
+    exact = square * count
+    gap = 2.0 ** (math.frexp(total)[1] - bits)  # the spacing of bits-bit numbers from total up
+    return Solution(
+        total,
+        f"At {total:g}: there {dtype}'s neighbours are {gap:g} apart, and {square:g} is no more than half that, "
+        "so each addition rounds back.",
+        pitfalls=((exact, f"That is the exact sum; rounding to {bits} bits stops it long before."),),
+        detail=f"The exact total would be {exact:g}; every square added after the stall is lost.",
+        picture={"level": total},
+    )
+
+
 # --- Cost (cost.md) -------------------------------------------------------------------------------
 
 
-MODEL_BATCH = (4, 2048, 4096)  # a model-sized batch of activations, [B, T, d]
 MIB = 2**20
+SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
 
 
 @exercise(
     "forward-bytes",
     "The least a forward pass moves",
-    f"A float32 batch of shape {list(MODEL_BATCH)} goes through RMSNorm. At the least, how many MiB must the "
-    "forward pass move through memory?",
+    "A {dtype} batch of shape {shape} goes through RMSNorm. At the least, how many MiB must the forward pass move "
+    "through memory?",
     Number(units=("MiB", "mib", "mb"), stated=False),
-    "It must read every element of x and write every element of y; a float32 number takes four bytes.",
+    "It must read every element of x and write every element of y; count the bytes a number takes.",
+    given={"dtype": "float32", "shape": [4, 2048, 4096]},  # a model-sized batch of activations, [B, T, d]
+    variants=(
+        {"dtype": "bfloat16"},
+        {"shape": [2, 1024, 4096]},
+        {"dtype": "float64", "shape": [1, 4096, 8192]},
+        {"dtype": "float16", "shape": [8, 512, 2048]},
+        {"dtype": "float32", "shape": [16, 128, 512]},
+    ),
 )
-def _forward_bytes() -> Solution:
-    x = np.empty(MODEL_BATCH, np.float32)
-    moved = 2 * x.nbytes / MIB  # one read of x, one write of y
+def _forward_bytes(dtype, shape) -> Solution:
+    itemsize = SIZES[dtype]
+    nbytes = int(np.prod(shape)) * itemsize
+    moved = 2 * nbytes / MIB  # one read of x, one write of y
+    other = 8 if itemsize != 8 else 4  # a slip in the number's size
     return Solution(
         moved,
-        f"{moved:g} MiB: one read of x and one write of y, {x.nbytes // MIB} MiB each.",
+        f"{moved:g} MiB: one read of x and one write of y, {nbytes / MIB:g} MiB each.",
         pitfalls=(
-            (x.nbytes / MIB, "That reads x but never writes y; the output has to reach memory too."),
-            (4 * x.nbytes / MIB, "That counts eight bytes a number; float32 takes four."),
+            (nbytes / MIB, "That reads x but never writes y; the output has to reach memory too."),
+            (2 * nbytes / MIB * (other / itemsize), f"That counts {other} bytes a number; {dtype} takes {itemsize}."),
         ),
         detail="A copy of x into an existing array moves exactly as much: the least any normalization can do.",
     )

@@ -8,6 +8,7 @@ are plenty to count float32 ulps. (The tests also hold float64 results to
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,6 +102,25 @@ def to_bfloat16(x: npt.ArrayLike) -> np.ndarray:
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return rounded.astype(np.uint32).view(np.float32)
+
+
+SIGNIFICAND_BITS = {"bfloat16": BFLOAT16_SIGNIFICAND_BITS, "float16": 11, "float8 E4M3": 4, "float8 E5M2": 3}
+
+
+def round_to_bits(x: float, bits: int) -> float:
+    """``x`` rounded to ``bits`` significant bits, ties to even: a format with that significand, exponent to spare."""
+    if x == 0:
+        return 0.0
+    mantissa, exponent = math.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
+    return round(mantissa * 2**bits) * 2.0 ** (exponent - bits)
+
+
+def stalled_sum(value: float, count: int, bits: int) -> float:
+    """Add ``value`` ``count`` times, rounding the total to ``bits`` significant bits after every addition."""
+    total = 0.0
+    for _ in range(count):
+        total = round_to_bits(total + value, bits)
+    return total
 
 
 def bfloat16_running_sum(values: npt.ArrayLike) -> float:

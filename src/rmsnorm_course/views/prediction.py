@@ -23,12 +23,22 @@ from importlib.resources.abc import Traversable
 
 from ..exercises import reading, registry
 from ..exercises.feedback import LOOKS, check, page_words, reference
-from ..exercises.kinds import Choice, judging
+from ..exercises.kinds import Choice, Place, judging
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
+PICTURE_SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction-picture.js"  # placed answers
 DATA_SCRIPT = "prediction-data.js"  # what every box on every page shares, served once
 DATA_GLOBAL = "window.rmsnormPredictionData"
+# The words of "Try another", the same question about fresh inputs.
+VARIANT_WORDS = {
+    "another": "Try another",
+    "question": "Variant {number}: {question}",
+    "answer": "Your answer to this variant",
+    "check": "Check this variant",
+    "count": "Variant {number} of {of}. {right} of {of} variants right; variants are practice and never count "
+    "toward your score.",
+}
 # Said inside the box that holds the rest of the page back, naming what waits below it.
 HOLD = "To go on, answer above or show the answer. Waiting below: {what}."
 HELD = {
@@ -50,6 +60,7 @@ def shared_data() -> dict[str, object]:
         "chapter": list(registry.EXERCISES),
         "hold": HOLD,
         "held": HELD,
+        "variants": VARIANT_WORDS,
         "looks": {
             outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
             for outcome, (mark, word, colour) in LOOKS.items()
@@ -63,16 +74,22 @@ def data_script() -> str:
 
 
 def exercise_data(exercise_id: str) -> dict[str, object]:
-    """Everything the page needs to judge an answer as ``check`` would, computed now."""
+    """Everything the page needs to judge an answer as ``check`` would, computed now: its variants' too."""
     exercise = registry.get(exercise_id)
-    kind = exercise.kind
-    solution = exercise.solve()
+    variants = [_judged(exercise.variant(number)) for number in range(len(exercise.variants))]
+    return {"id": exercise.id, **_judged(exercise), "variants": variants}
+
+
+def _judged(exercise: registry.Exercise) -> dict[str, object]:
+    """One question's kind, reference, slips, words and, for a placed answer, the truth to draw."""
+    kind, solution = exercise.kind, exercise.solve()
     return {
-        "id": exercise.id,
+        "question": exercise.prompt,
         "kind": kind.data(),
         "answer": kind.plain(solution.answer),
         "pitfalls": [[kind.plain(value), note] for value, note in solution.pitfalls],
         "words": page_words(exercise),
+        "picture": dict(solution.picture) if solution.picture else None,
     }
 
 
@@ -90,6 +107,7 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
     exercise = registry.get(exercise_id)
     data = json.dumps(exercise_data(exercise_id), ensure_ascii=True).replace("<", "\\u003c")
     field = f"prediction-{exercise.id}"
+    figure = '<div class="prediction-figure"></div>' if isinstance(exercise.kind, Place) else ""
     options = ""
     if isinstance(exercise.kind, Choice):
         listed = "".join(f"<li>{html.escape(option)}</li>" for option in exercise.kind.listed())
@@ -98,10 +116,11 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
     box = (
         f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}" '
         'style="border: 1px solid #d0d7de; border-radius: 0.3em; padding: 0.6em 0.9em; margin: 0.6em 0;">'
-        f'<p class="prediction-question" style="margin: 0 0 0.4em 0;">{question_html(exercise.id)}</p>{options}'
+        f'<p class="prediction-question" style="margin: 0 0 0.4em 0;">{question_html(exercise.id)}</p>{options}{figure}'
         f'<form class="prediction-form" style="display: flex; gap: 0.5em; align-items: center; flex-wrap: wrap;">'
         f'<label for="{field}">Type {html.escape(exercise.kind.describe())}</label>'
-        f'<input id="{field}" type="text" autocomplete="off" spellcheck="false" style="min-width: 14em;">'
+        f'<input id="{field}" class="prediction-input" type="text" autocomplete="off" spellcheck="false" '
+        'style="min-width: 14em;">'
         '<button type="submit">Check</button></form>'
         '<p role="status" aria-live="polite" class="prediction-verdict" '
         'style="border-left: 0.35em solid transparent; padding-left: 0.6em; min-height: 1.2em; margin: 0.4em 0;"></p>'

@@ -102,6 +102,9 @@
       if (bad >= 0) return t.entries === null ? new Found("text", { what }) : new Found("entry", { index: bad + 1, what });
       return { value: sizes, shown: "(" + sizes.join(", ") + (sizes.length === 1 ? ",)" : ")") };
     },
+    place(t) {  // kinds.Place.read: a number as typed, or as the marker wrote it
+      return t.entries === null ? number(t.text, { decimals: 0, units: [] }) : listFound(t.entries);
+    },
     choice(t, kind) {
       let index = -1;
       const letter = LETTER.exec(t.text), labelled = LABELLED.exec(t.text);
@@ -121,7 +124,18 @@
   const list = (v) => (Array.isArray(v) ? v : [v]);
   const exact = (kind) => kind.type === "shape" || kind.type === "choice";
 
+  function distance(kind, g, e) {  // kinds.Place.distance: a share of the reference, or degrees the short way
+    if (kind.axis.scale === "angle") {
+      let mod = (g - e + 180) % 360;
+      if (mod !== 0 && mod < 0) mod += 360;  // Python's modulo: the sign of the divisor
+      return Math.abs(mod - 180);
+    }
+    return kind.relative ? Math.abs(g - e) / Math.abs(e) : Math.abs(g - e);
+  }
+  const within = (kind, g, e) => Number.isFinite(g) && distance(kind, g, e) <= kind.tolerance;
+
   function compare(kind, given, expected) {
+    if (kind.type === "place") return within(kind, given.value[0], expected) ? "correct" : "wrong";
     if (kind.type === "shape") return given.value.join() === expected.join() ? "correct" : "wrong";
     if (kind.type === "choice") return given.value === expected ? "correct" : "wrong";
     const e = list(expected);
@@ -132,13 +146,13 @@
   }
 
   function matches(kind, given, value, asked) {  // kinds.*.matches (to the decimals given) and exactly (asked)
-    if (exact(kind)) return compare(kind, given, value) === "correct";
+    if (exact(kind) || kind.type === "place") return compare(kind, given, value) === "correct";
     const v = list(value);
     return given.value.every((g, i) => agree(g, v[i], asked ? kind.decimals : Math.min(given.decimals[i], kind.decimals)));
   }
 
   function off(kind, given, expected) {  // kinds._off: where a near miss first differs, or null
-    if (exact(kind)) return null;
+    if (exact(kind) || kind.type === "place") return null;
     const e = list(expected);
     if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
     for (let place = 0; place <= kind.decimals; place++) {
@@ -176,7 +190,7 @@
   let setAside = false;  // a stored entry this page could not use, and said so
 
   function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
-    const clean = { answers: {}, shown: [] };
+    const clean = { answers: {}, shown: [], variants: {} };
     let saved;
     try {
       const text = window.localStorage.getItem(STORE);
@@ -184,7 +198,7 @@
       saved = JSON.parse(text);
     } catch (error) { setAside = true; return clean; }
     if (!saved || typeof saved !== "object" || Array.isArray(saved)) { setAside = true; return clean; }
-    if (Object.keys(saved).some((key) => key !== "answers" && key !== "shown")) setAside = true;
+    if (Object.keys(saved).some((key) => !["answers", "shown", "variants"].includes(key))) setAside = true;
     const answers = saved.answers && typeof saved.answers === "object" && !Array.isArray(saved.answers) ? saved.answers : {};
     for (const [id, entry] of Object.entries(answers)) {
       const texts = entry && typeof entry === "object" && ["first", "last"].every((k) => typeof entry[k] === "string" && length(entry[k]) <= RULES.longest);
@@ -193,6 +207,15 @@
       else setAside = true;
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
+    const tried = saved.variants && typeof saved.variants === "object" && !Array.isArray(saved.variants) ? saved.variants : {};
+    for (const [id, answers] of Object.entries(tried)) {
+      if (!answers || typeof answers !== "object" || Array.isArray(answers)) { setAside = true; continue; }
+      for (const [number, entry] of Object.entries(answers)) {
+        const kept = /^[1-9][0-9]?$/.test(number) && entry && typeof entry.last === "string" && length(entry.last) <= RULES.longest && READABLE.includes(entry.outcome);
+        if (kept) (clean.variants[id] = clean.variants[id] || {})[number] = entry;
+        else setAside = true;
+      }
+    }
     return clean;
   }
   function save(state) {
@@ -211,6 +234,12 @@
     chapter.forEach((id) => lines.push(entry(id, "last")));
     lines.push("", "# Each exercise's first prediction, before any second try.", "[first-tries]");
     chapter.filter((id) => state.answers[id]).forEach((id) => lines.push(entry(id, "first")));
+    const practised = chapter.filter((id) => state.variants[id]);
+    if (practised.length) lines.push("", "# Answers to \"Try another\": practice, never part of the score.");
+    practised.forEach(function (id) {
+      lines.push("[variants." + id + "]");
+      Object.keys(state.variants[id]).sort((a, b) => a - b).forEach((number) => lines.push(number + " = " + quoted(state.variants[id][number].last)));
+    });
     return lines.join("\n") + "\n";
   }
 
@@ -254,7 +283,8 @@
       try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
       setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
-        box.querySelector("input").value = "";
+        box.querySelectorAll(".prediction-variant, .prediction-another").forEach((part) => { part.hidden = true; });
+        box.querySelector("input.prediction-input").value = "";
         box.querySelector("details.prediction-answer").open = false;
         show(box, null);
       });
@@ -272,15 +302,15 @@
     anchor.parentNode.insertBefore(panel, anchor);
   }
 
-  function show(box, verdict) {
-    const status = box.querySelector("[role='status']");
-    const more = box.querySelector(".prediction-more");
+  function show(box, verdict, data) {  // the verdict in a box, or in its variant panel
+    const status = box.querySelector(":scope > [role='status']");
+    const more = box.querySelector(":scope > .prediction-more");
     status.textContent = "";
     more.textContent = "";
     status.style.borderLeftColor = "transparent";
     delete status.dataset.outcome;
     if (!verdict) return;
-    const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
+    data = data || JSON.parse(box.querySelector("script.prediction-data").textContent);
     const look = SHARED.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
     const said = verdict.answer === undefined ? "" : fill(words.said, { answer: verdict.answer });
     const head = fill(words.head, { mark: look.mark, word: look.word }) + said;
@@ -368,7 +398,7 @@
     const held = holding(load()).find(([block]) => block === target || block.contains(target));
     if (!held || held[1] === null) return false;
     held[1].scrollIntoView({ block: "center" });
-    held[1].querySelector("input").focus({ preventScroll: true });
+    held[1].querySelector("input.prediction-input").focus({ preventScroll: true });
     return true;
   }
   document.addEventListener("click", function (event) {
@@ -378,16 +408,86 @@
     if (followHeld(target)) event.preventDefault();
   });
 
+  // A placed answer's figure: the marker writes into the text field, typing moves the marker,
+  // and the truth is drawn once the question is answered right or its answer shown.
+  function picture(holder, data, input) {
+    if (!holder || data.kind.type !== "place" || !window.rmsnormPicture) return null;
+    const figure = window.rmsnormPicture.draw(holder, data, function (value) { input.value = value; });
+    input.addEventListener("input", function () { figure.typed(input.value); });
+    return figure;
+  }
+
+  // "Try another": the same question about fresh inputs, judged alike, counted apart, never scored.
+  function variants(box, data) {
+    if (!data.variants || !data.variants.length) return null;
+    const words = SHARED.variants, area = document.createElement("div");
+    area.className = "prediction-variant";
+    area.hidden = true;
+    area.style.cssText = "border-top: 1px dashed currentColor; margin-top: 0.6em; padding-top: 0.4em;";
+    area.innerHTML = '<p class="prediction-variant-count"></p><p class="prediction-variant-question"></p>' +
+      '<div class="prediction-figure"></div><form class="prediction-form"><input class="prediction-variant-input" type="text" autocomplete="off" spellcheck="false">' +
+      '<button type="submit"></button></form><p role="status" aria-live="polite" class="prediction-variant-verdict"></p><div class="prediction-more"></div>';
+    const another = button(words.another, function () { ask(next()); });
+    another.className = "prediction-another";
+    another.hidden = true;
+    const input = area.querySelector("input"), question = area.querySelector(".prediction-variant-question");
+    input.setAttribute("aria-label", words.answer);
+    area.querySelector("button").textContent = words.check;
+    box.querySelector("details.prediction-answer").before(another, area);
+    let current = -1, figure = null;
+    const tried = () => load().variants[data.id] || {};
+    function count() {
+      const right = Object.values(tried()).filter((entry) => entry.outcome === "correct").length;
+      area.querySelector(".prediction-variant-count").textContent = fill(words.count, { number: current + 1, of: data.variants.length, right });
+    }
+    function next() {  // the first variant not yet right after the current one, round the list
+      for (let k = 1; k <= data.variants.length; k++) {
+        const candidate = (current + k) % data.variants.length;
+        if (!tried()[candidate + 1] || tried()[candidate + 1].outcome !== "correct") return candidate;
+      }
+      return (current + 1) % data.variants.length;
+    }
+    function ask(number) {
+      current = number;
+      const variant = data.variants[number], kept = tried()[number + 1];
+      area.hidden = false;
+      question.textContent = fill(words.question, { number: number + 1, question: variant.question });
+      input.value = kept ? kept.last : "";
+      figure = picture(area.querySelector(".prediction-figure"), variant, input);
+      show(area, kept ? judge(variant, kept.last) : null, variant);
+      if (kept && kept.outcome === "correct" && figure) figure.reveal();
+      if (figure && kept) figure.typed(kept.last);
+      count();
+    }
+    area.querySelector("form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      const variant = data.variants[current], raw = input.value.toWellFormed ? input.value.toWellFormed() : input.value;
+      const verdict = judge(variant, raw);
+      show(area, verdict, variant);
+      if (verdict.outcome === "correct" && figure) figure.reveal();
+      if (!READABLE.includes(verdict.outcome)) return;
+      const state = load();
+      (state.variants[data.id] = state.variants[data.id] || {})[current + 1] = { last: raw, outcome: verdict.outcome };
+      save(state);
+      count();
+    });
+    return { offer() { another.hidden = false; } };
+  }
+
   function wire(box) {
     const data = JSON.parse(box.querySelector("script.prediction-data").textContent);
     if (!panel) makePanel(box);
-    const input = box.querySelector("input");
-    box.querySelector("form").addEventListener("submit", function (event) {
+    const input = box.querySelector("input.prediction-input");
+    const figure = picture(box.querySelector(":scope > .prediction-figure"), data, input);
+    const practice = variants(box, data);
+    box.querySelector(":scope > form").addEventListener("submit", function (event) {
       event.preventDefault();
       const raw = input.value.toWellFormed ? input.value.toWellFormed() : input.value;
       const verdict = judge(data, raw);
       show(box, verdict);
+      if (verdict.outcome === "correct" && figure) figure.reveal();
       if (!READABLE.includes(verdict.outcome)) return;
+      if (practice) practice.offer();
       const state = load();
       const earlier = state.answers[data.id];
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
@@ -398,15 +498,24 @@
     });
     box.querySelector("details.prediction-answer").addEventListener("toggle", function (event) {
       if (!event.target.open) return;
+      if (figure) figure.reveal();
+      if (practice) practice.offer();
       const state = load();
       if (!state.shown.includes(data.id)) state.shown.push(data.id);
       save(state);
       gate();
     });
-    const earlier = load().answers[data.id];
+    const state = load(), earlier = state.answers[data.id];
     if (earlier) {
       input.value = earlier.last;
       show(box, judge(data, earlier.last));
+      if (figure) figure.typed(earlier.last);
+      if (figure && earlier.right) figure.reveal();
+      if (practice) practice.offer();
+    }
+    if (state.shown.includes(data.id)) {
+      if (practice) practice.offer();
+      if (figure) figure.reveal();
     }
     box.dataset.ready = "true";
   }
