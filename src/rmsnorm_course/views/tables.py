@@ -38,6 +38,36 @@ def history_table(history: History) -> Markdown:
     )
 
 
+def _verdict(passed: bool) -> str:
+    return "pass" if passed else "FAIL"
+
+
+def gradient_checks_table(input_check, gain_check) -> Markdown:
+    """Each coordinate of both gradients: the closed form against central differences."""
+    return markdown_table(
+        ["coordinate", "closed form", "central difference", "difference", "verdict"],
+        [
+            [
+                f"{name}[{c.index[0]}]",
+                f"{c.analytic:.6f}",
+                f"{c.numeric:.6f}",
+                f"{c.error:.1e}",
+                "pass" if c.passed else "FAIL",
+            ]
+            for name, report in (("grad_x", input_check), ("grad_gain", gain_check))
+            for c in report.checks
+        ],
+    )
+
+
+def scale_cards_table(cards) -> Markdown:
+    """Each scale card: x-hat of x and of a*x, and how far apart they are."""
+    return markdown_table(
+        ["card", "x", "eps", "x-hat(x)", "x-hat(a·x)", "max difference"],
+        [[c.label, fmt(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), f"{c.max_difference:.6g}"] for c in cards],
+    )
+
+
 def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
     return markdown_table(
         ["values", "mean", "standard deviation", "RMS"],

@@ -1,0 +1,49 @@
+"""From BatchNorm and LayerNorm to pre-norm models: where the statistics come from, on one row and on many."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ...core.format import fmt
+from .. import evidence, example
+from ..comparison import ACTIVATION_OFFSET, ACTIVATION_SEED, ACTIVATION_SHAPE, activation_comparison, identities
+from ..thresholds import ROUNDING
+from . import holds
+
+
+def values() -> SimpleNamespace:
+    activations = activation_comparison()
+    tie = identities(activations)
+    holds(tie.layer_norm_as_rms_norm_of_centered <= 100 * ROUNDING, "LayerNorm(x) = RMSNorm(x - mean)")
+    holds(tie.mean_square_split <= 100 * ROUNDING, "the mean square splits into mean squared plus variance")
+    h = evidence.history()
+    holds(not np.allclose(h.batch_with_companion, h.batch_with_itself), "BatchNorm's output changes")
+    holds(np.array_equal(h.layer_norm_with_companion, h.layer_norm_with_itself), "LayerNorm ignores the companion")
+    holds(np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself), "RMSNorm ignores the companion")
+    stats = activations.statistics()
+    holds(abs(stats["RMSNorm"].rms - 1) < 1e-5, "both outputs have RMS one")
+    holds(abs(stats["LayerNorm"].mean) < 1e-12, "LayerNorm's mean is zero to rounding")
+    return SimpleNamespace(
+        anchor=fmt(example.ANCHOR),
+        companion=fmt(example.COMPANION),
+        activations=activations,
+        identity_rows=f"{int(np.prod(activations.inputs.shape[:-1])):,}",
+        identity_layer=f"{tie.layer_norm_as_rms_norm_of_centered:.1e}",
+        identity_split=f"{tie.mean_square_split:.1e}",
+        history=h,
+        bn_a=fmt(h.batch_with_companion),
+        bn_b=fmt(h.batch_with_itself),
+        ln=fmt(h.layer_norm_with_companion),
+        rms=fmt(h.rms_norm_with_companion),
+        rms_mean=fmt(h.rms_mean),
+        stats=stats,
+        shape=str(ACTIVATION_SHAPE),
+        offset=f"{ACTIVATION_OFFSET:g}",
+        seed=str(ACTIVATION_SEED),
+        rms_out_mean=f"{stats['RMSNorm'].mean:.3f}",
+        rms_out_rms=f"{stats['RMSNorm'].rms:.6f}",
+        ln_out_mean=f"{stats['LayerNorm'].mean:.1e}",
+        ln_out_std=f"{stats['LayerNorm'].std:.6f}",
+    )
