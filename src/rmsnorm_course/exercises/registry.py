@@ -1230,8 +1230,8 @@ PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)} 
     "partial-rms-error",
     "How far off a partial RMS is",
     f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
-    f"independent standard normal values and p = {modern.PAPER_SHARE:.2%} "
-    f"({modern.values_read(modern.PAPER_SHARE, modern.LLAMA_WIDTHS[0])} "
+    f"independent standard normal values and p = {modern.SHARE:.2%} "
+    f"({modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])} "
     "values), about how far off is the estimate, typically?",
     Choice.of(
         {
@@ -1247,7 +1247,7 @@ PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)} 
 def _partial_rms_error() -> Solution:
     error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
     nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
-    count = modern.values_read(modern.PAPER_SHARE, modern.LLAMA_WIDTHS[0])
+    count = modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])
     return Solution(
         PARTIAL_ERRORS[nearest],
         f"A few per cent: over {modern.ROWS:,} seeded rows the median error is {error:.1%}.",

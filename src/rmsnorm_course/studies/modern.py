@@ -2,10 +2,12 @@
 
 * A gain stored as ``1 + w`` (Gemma): the same forward at initialisation; under
   weight decay alone a plain gain shrinks toward 0, a ``1 + w`` gain toward 1.
-* QK-norm (Gemma 3, OLMo 2, Qwen3): RMSNorm on each query and key before attention
-  bounds the logits, so the softmax cannot collapse as activations grow.
+* QK-norm: RMSNorm on each query and key before attention bounds the logits, so the
+  softmax cannot collapse as activations grow; per head (Gemma 3, Qwen3) each head's
+  query has length sqrt(d), across heads (OLMo 2) only all heads together do.
 * Sandwich norm (Gemma 2): a norm before and after each sub-layer, so every block
-  adds a branch of RMS about one to the stream, whatever its weights.
+  adds a branch of RMS about one to the stream, whatever its weights; pre-norm's stream
+  grows by the same law, in larger steps.
 * Fused add + RMSNorm: the residual addition and the norm in one pass, moving fewer
   bytes per element.
 * pRMSNorm (Zhang and Sennrich, 2019): the RMS estimated from the first p% of a row.
@@ -20,6 +22,7 @@ import numpy as np
 
 from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm
+from . import variants
 from .threads import one_blas_thread
 
 # --- a gain stored as 1 + w ------------------------------------------------------------
@@ -44,10 +47,25 @@ def gain_decay(start: float = TRAINED_GAIN, rate: float = DECAY_PER_STEP, steps:
     return GainDecay(np.arange(steps + 1), start * shrink, 1 + (start - 1) * shrink)
 
 
-def same_forward_at_initialisation(x: np.ndarray) -> bool:
-    """A plain gain of ones and a ``1 + w`` gain with w = 0 give the same output, bit for bit."""
-    width = np.shape(x)[-1]
-    return bool(np.array_equal(rms_norm(x, np.ones(width)), rms_norm(x, 1 + np.zeros(width))))
+@dataclass(frozen=True)
+class GainCast:
+    """float16 rows through LLaMA's order (cast x-hat back, then the gain) and Gemma's (the gain, then one cast)."""
+
+    values: int
+    differ: int
+    max_ulps: float
+
+
+def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> GainCast:
+    """How often the two reference orders give different float16 outputs for the same trained gain 1 + w."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, width)).astype(np.float16)
+    w = rng.uniform(-0.5, 0.5, width).astype(np.float16)
+    gemma = variants.gemma_rms_norm(x, w)
+    llama = variants.llama_rms_norm(x, (1 + w.astype(np.float32)).astype(np.float16))
+    spacing = np.spacing(np.abs(gemma.astype(np.float16))).astype(np.float64)
+    ulps = np.abs(gemma.astype(np.float64) - llama.astype(np.float64)) / spacing
+    return GainCast(values=x.size, differ=int(np.sum(gemma != llama)), max_ulps=float(np.max(ulps)))
 
 
 # --- QK-norm -------------------------------------------------------------------------------
@@ -103,15 +121,116 @@ def qk_norm(
     )
 
 
+HEADS = 8
+
+
+@dataclass(frozen=True)
+class HeadLengths:
+    """Each head's query length, over sqrt(head width), after RMSNorm per head and across all heads."""
+
+    per_head: np.ndarray  # one per head: all one
+    across_heads: np.ndarray  # one per head: spread around one, their mean squares averaging to one
+
+
+@functools.cache
+def head_lengths(heads: int = HEADS, width: int = HEAD_WIDTH, seed: int = 0) -> HeadLengths:
+    """A seeded query whose heads differ in scale, normalized per head (Gemma 3, Qwen3) and across heads (OLMo 2)."""
+    rng = np.random.default_rng(seed)
+    query = rng.standard_normal((heads, width)) * rng.lognormal(0.0, 0.75, (heads, 1))
+    per_head = rms_norm(query, None, 0.0)  # each head's own RMS
+    across = rms_norm(query.reshape(heads * width), None, 0.0).reshape(heads, width)  # one RMS for all heads
+    length = lambda q: np.linalg.norm(q, axis=-1) / np.sqrt(width)  # noqa: E731
+    return HeadLengths(length(per_head), length(across))
+
+
+def qk_logit_bound_across_heads(heads: int = HEADS, width: int = HEAD_WIDTH) -> float:
+    """The largest one head's q.k / sqrt(d) can take when only all heads together have RMS one: heads * sqrt(d)."""
+    return float(heads * np.sqrt(width))
+
+
 def qk_logit_bound(width: int = HEAD_WIDTH) -> float:
     """The largest q.k / sqrt(d) once q and k are RMS-normalized (eps = 0, gain 1): |q||k| / sqrt(d) = sqrt(d)."""
     return float(np.sqrt(width))
+
+
+# --- where the norms sit today ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One arrangement of the norms in today's models: what it computes, what it bounds, and where it is read."""
+
+    name: str
+    models: str
+    formula: str
+    bounds: str
+    sources: tuple[str, ...]  # keys of ``sources.SOURCES``
+    computed: str = ""  # the page of this chapter that computes it, where one does
+
+
+PLACEMENTS = (
+    Placement(
+        "post-norm",
+        "the original Transformer",
+        "h = norm(h + F(h))",
+        "the stream: RMS one after each block",
+        ("transformer-post-norm",),
+        "modern-blocks",
+    ),
+    Placement(
+        "pre-norm",
+        "GPT-2, LLaMA",
+        "h = h + F(norm(h))",
+        "what each branch reads; the stream grows",
+        ("gpt2-block", "llama-block"),
+        "in-the-model",
+    ),
+    Placement(
+        "sandwich",
+        "Gemma 2 and 3; Sandwich-LN in CogView",
+        "h = h + norm(F(norm(h)))",
+        "what each branch reads, and what it adds",
+        ("gemma2-sandwich", "gemma3-sandwich", "cogview-sandwich"),
+        "modern-blocks",
+    ),
+    Placement(
+        "norm after each branch",
+        "OLMo 2",
+        "h = h + norm(F(h))",
+        "what each branch adds; it reads the raw stream",
+        ("olmo2-post-branch",),
+    ),
+    Placement(
+        "QK-norm per head",
+        "Gemma 3, Qwen3",
+        "norm each head's q and k",
+        "every logit, by sqrt(d)",
+        ("gemma3-qk-norm", "qwen3-qk-norm"),
+        "modern-gains",
+    ),
+    Placement(
+        "QK-norm across heads",
+        "OLMo 2",
+        "norm q and k over all heads, then split",
+        "one head's logit, by H sqrt(d)",
+        ("olmo2-qk-norm",),
+        "modern-gains",
+    ),
+    Placement(
+        "logit soft-capping",
+        "Gemma 2",
+        "logits = c tanh(logits / c)",
+        "every logit, by the cap c, with no norm",
+        ("gemma2-softcap",),
+    ),
+)
 
 
 # --- sandwich norm --------------------------------------------------------------------------
 
 ARRANGEMENTS = ("pre-norm", "post-norm", "sandwich")
 DEPTH, STREAM_WIDTH, BRANCH_GAIN = 16, 256, 4.0  # branches that amplify what they read four times
+FIT_FROM = 4  # the growth law is fitted from this block on
 
 
 @dataclass(frozen=True)
@@ -121,10 +240,26 @@ class Depth:
     blocks: np.ndarray
     stream_rms: dict[str, np.ndarray]
 
-    def growth_exponent(self, arrangement: str) -> float:
-        """The slope of log RMS against log (blocks + 1): about 0.5 for a random walk, 0 for a fixed scale."""
-        rms = self.stream_rms[arrangement]
-        return float(np.polyfit(np.log(self.blocks + 1), np.log(rms), 1)[0])
+    branch_gain: float = BRANCH_GAIN
+
+    def growth_exponent(self, arrangement: str, first: int = FIT_FROM) -> float:
+        """The slope of log RMS against log blocks from block ``first`` on: about 0.5 for a random walk, 0 if fixed.
+
+        The first blocks are left out: there the stream's starting RMS still weighs as much as
+        what the blocks have added, and the slope has not settled.
+        """
+        rms = self.stream_rms[arrangement][first:]
+        return float(np.polyfit(np.log(self.blocks[first:]), np.log(rms), 1)[0])
+
+    def reference(self, arrangement: str) -> np.ndarray:
+        """The RMS each block's addition predicts, for a stream of RMS one and branches in independent directions.
+
+        Pre-norm adds a branch of RMS ``branch_gain`` (it reads a row of RMS one), sandwich a branch of
+        RMS one (its output is normalized), and mean squares of independent directions add:
+        sqrt(1 + g**2 L) and sqrt(1 + L). Post-norm renormalizes the stream itself: one.
+        """
+        step = {"pre-norm": self.branch_gain**2, "sandwich": 1.0, "post-norm": 0.0}[arrangement]
+        return np.sqrt(1 + step * self.blocks)
 
 
 @functools.cache
@@ -153,7 +288,7 @@ def stream_through_depth(
                 h = h + rms_norm(rms_norm(h) @ weight)
             values.append(_rms(h))
         rms[arrangement] = np.array(values)
-    return Depth(np.arange(depth + 1), rms)
+    return Depth(np.arange(depth + 1), rms, branch_gain)
 
 
 def _rms(h: np.ndarray) -> float:
@@ -193,8 +328,8 @@ KERNELS = (
 # --- pRMSNorm ------------------------------------------------------------------------------------
 
 LLAMA_WIDTHS = (4096, 5120, 8192)  # LLaMA's model widths, 7B, 13B and 65B
-PAPER_SHARE = 0.0625  # p = 6.25%, the share of a row the paper that introduced RMSNorm estimates from
-SHARES = (0.01, 0.02, 0.04, PAPER_SHARE, 0.125, 0.25, 0.5, 1.0)  # p: the share of a row the estimate reads
+SHARE = 0.0625  # p = 6.25%, a sixteenth of the row: the share the chapter studies
+SHARES = (0.01, 0.02, 0.04, SHARE, 0.125, 0.25, 0.5, 1.0)  # p: the share of a row the estimate reads
 ROWS = 500  # enough for a median steady to a few percent; the page and its box share the one run
 
 
@@ -205,7 +340,7 @@ class PartialRms:
     shares: np.ndarray
     median_error: dict[int, np.ndarray]  # width -> median |estimate / RMS - 1| over rows, per share
 
-    def error(self, width: int, share: float = PAPER_SHARE) -> float:
+    def error(self, width: int, share: float = SHARE) -> float:
         """The median error at one width and one of the measured shares."""
         return float(self.median_error[width][int(np.flatnonzero(self.shares == share)[0])])
 
@@ -215,6 +350,44 @@ def values_read(share: float, width: int) -> int:
     return max(1, int(share * width))
 
 
+ROW_KINDS = {  # what a row holds, each as a language model's activations might
+    "independent standard normal": "normal",
+    "normal, shifted by 1.5 (the history page's rows)": "offset",
+    "Student-t, 3 degrees of freedom (heavy tails)": "heavy",
+    "normal, with one outlier channel of 60 past the first p": "outlier",
+}
+OFFSET, TAIL_DEGREES, OUTLIER = 1.5, 3, 60.0
+
+
+def rows_of(kind: str, rows: int, width: int, rng: np.random.Generator) -> np.ndarray:
+    """Seeded rows of one kind: independent normals, shifted ones, heavy-tailed ones, or one fixed outlier channel."""
+    if kind == "heavy":
+        return rng.standard_t(TAIL_DEGREES, (rows, width))
+    x = rng.standard_normal((rows, width))
+    if kind == "offset":
+        return x + OFFSET
+    if kind == "outlier":
+        x[:, -1] = OUTLIER  # the same channel in every row, far past the share an estimate reads
+    return x
+
+
+def partial_error(x: np.ndarray, share: float) -> np.ndarray:
+    """Each row's |RMS of its first ``share`` / RMS of the whole row - 1|."""
+    whole = np.sqrt(np.mean(np.square(x), axis=-1))
+    part = np.sqrt(np.mean(np.square(x[:, : values_read(share, x.shape[-1])]), axis=-1))
+    return np.abs(part / whole - 1)
+
+
+@functools.cache
+def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = ROWS, seed: int = 1):
+    """The median error of the partial RMS at one width and share, for each kind of row."""
+    rng = np.random.default_rng(seed)
+    return {
+        name: float(np.median(partial_error(rows_of(kind, rows, width, rng), share)))
+        for name, kind in ROW_KINDS.items()
+    }
+
+
 @functools.cache
 def partial_rms(widths=LLAMA_WIDTHS, shares=SHARES, rows: int = ROWS, seed: int = 0) -> PartialRms:
     """Rows of independent standard normal values: the RMS of their first p, against the whole row's."""
@@ -222,13 +395,7 @@ def partial_rms(widths=LLAMA_WIDTHS, shares=SHARES, rows: int = ROWS, seed: int 
     errors = {}
     for width in widths:
         x = rng.standard_normal((rows, width))
-        whole = np.sqrt(np.mean(np.square(x), axis=-1))
-        errors[width] = np.array(
-            [
-                np.median(np.abs(np.sqrt(np.mean(np.square(x[:, : values_read(share, width)]), axis=-1)) / whole - 1))
-                for share in shares
-            ]
-        )
+        errors[width] = np.array([np.median(partial_error(x, share)) for share in shares])
     return PartialRms(np.asarray(shares), errors)
 
 

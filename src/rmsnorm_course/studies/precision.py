@@ -123,6 +123,19 @@ def stalled_sum(value: float, count: int, bits: int) -> float:
     return total
 
 
+def pairwise_sum(value: float, count: int, bits: int) -> float:
+    """Add ``count`` copies of ``value`` in pairs, then pairs of pairs, rounding each sum to ``bits`` bits.
+
+    Every addition joins two partial sums of about the same size, so none is lost to a
+    gap far larger than itself: the tree order most vectorized sums use.
+    """
+    sums = [round_to_bits(value, bits)] * count
+    while len(sums) > 1:
+        pairs = [round_to_bits(a + b, bits) for a, b in zip(sums[0::2], sums[1::2], strict=False)]
+        sums = pairs + ([sums[-1]] if len(sums) % 2 else [])
+    return sums[0]
+
+
 def bfloat16_running_sum(values: npt.ArrayLike) -> float:
     """Add ``values`` one at a time, rounding the total to bfloat16 after every addition."""
     total = np.float32(0)

@@ -598,8 +598,10 @@ def depth_figure(d: Depth) -> Figure:
         ax.plot(
             d.blocks, d.stream_rms[arrangement], style, color=colour, marker=marker, markersize=4, label=arrangement
         )
-    reference = d.stream_rms["post-norm"][0] * np.sqrt(d.blocks + 1)
-    ax.plot(d.blocks, reference, "-", color=GREY, linewidth=4, alpha=0.3, zorder=0, label="sqrt(blocks + 1), for scale")
+    for arrangement, law in (("pre-norm", f"sqrt(1 + {d.branch_gain**2:g} L)"), ("sandwich", "sqrt(1 + L)")):
+        ax.plot(d.blocks, d.reference(arrangement), "-", color=GREY, linewidth=4, alpha=0.3, zorder=0)
+        ax.annotate(law, (d.blocks[-1], d.reference(arrangement)[-1]), xytext=(-4, 6), textcoords="offset points",
+                    ha="right", fontsize=SMALLEST_TEXT, color=GREY)  # fmt: skip
     ax.set_yscale("log")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("block (0: the input)")

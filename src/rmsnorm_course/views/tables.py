@@ -42,6 +42,40 @@ def _verdict(passed: bool) -> str:
     return "pass" if passed else "FAIL"
 
 
+def kernels_table(kernels) -> Markdown:
+    """Each way of running add + RMSNorm: what it reads and writes, its bytes and its intensity (bfloat16)."""
+    return markdown_table(
+        ["kernel", "reads", "writes", "bytes per element (bfloat16)", "flops per byte"],
+        [
+            [k.name, ", ".join(k.reads), ", ".join(k.writes), k.bytes_per_element(), f"{k.intensity():.3g}"]
+            for k in kernels
+        ],
+    )
+
+
+def partial_rms_table(errors: dict[str, float]) -> Markdown:
+    """The median error of the partial RMS for each kind of row."""
+    return markdown_table(["rows", "median error"], [[kind, f"{error:.1%}"] for kind, error in errors.items()])
+
+
+def placements_table(placements, sources) -> Markdown:
+    """Where the norms sit in today's models: each arrangement with its formula, its bound and its sources."""
+    return markdown_table(
+        ["arrangement", "models", "formula", "what it bounds", "sources", "computed on the page"],
+        [
+            [
+                p.name,
+                p.models,
+                f"`{p.formula}`",
+                p.bounds,
+                ", ".join(f"[{key}]({sources[key].url})" for key in p.sources),
+                p.computed,
+            ]
+            for p in placements
+        ],
+    )
+
+
 def gradient_checks_table(input_check, gain_check) -> Markdown:
     """Each coordinate of both gradients: the closed form against central differences."""
     return markdown_table(

@@ -1,0 +1,13 @@
+"""The chapter's first page: the worked example it starts from."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ...core.format import fmt
+from ...core.reference import DEFAULT_EPS
+from .. import example
+
+
+def values() -> SimpleNamespace:
+    return SimpleNamespace(x=fmt(example.INPUT), g=fmt(example.GAIN), eps=f"{DEFAULT_EPS:g}")
