@@ -91,15 +91,7 @@ def expected_values() -> dict[str, list[str]]:
     p, h = evidence.primary(), evidence.history()
     _, production, near_zero = evidence.scale_cards()
     return {
-        "book/predict": [
-            fmt(p.forward.mean_square[0]),
-            fmt(p.forward.inverse_rms[0]),
-            fmt(p.forward.normalized),
-            fmt(p.forward.output),
-            f"{near_zero.max_difference:.6f}",
-            fmt(near_zero.original),
-            fmt(near_zero.scaled),
-        ],
+        "book/predict": [f"{near_zero.max_difference:.6f}", f"{production.max_difference:.3g}"],
         "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), fmt(p.upstream)],
         "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
         "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
@@ -129,8 +121,8 @@ def test_bibliography_lists_the_four_papers(pages):
 
 def test_implementation_page_shows_the_source_as_it_is(pages):
     code = pages["book/implementation"].get_text()
-    source = (ROOT / "src" / "rmsnorm_course" / "core" / "rmsnorm.py").read_text()
-    start = source.index("def rms_norm_forward")
+    source = (ROOT / "src" / "rmsnorm_course" / "core" / "layer.py").read_text()
+    start = source.index("class RMSNorm")
     first_lines = source[start : source.index('"""', start)].strip()
     assert " ".join(first_lines.split()) in " ".join(code.split())
 
@@ -224,3 +216,70 @@ def test_reading_order_puts_each_topic_where_it_is_the_subject(pages):
         assert topic in scale and topic not in history
     implementation = text_of(pages["book/implementation"])
     assert "def compute_dtype" not in implementation and "Precision" in implementation
+
+
+# --- after every box, the code that checks it ------------------------------------------------------
+
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+CHAPTER = [page for page in toc_pages() if page not in ("book/index", "book/exercises", "book/references")]
+
+
+def checks_after_boxes(soup: BeautifulSoup) -> dict[str, list]:
+    """Each box's exercise id, with the code cells the page shows between it and the next box."""
+    found, current = {}, None
+    for cell in soup.select("div.cell"):
+        box = cell.select_one(".prediction[data-exercise]")
+        if box is not None:
+            current = box["data-exercise"]
+            found[current] = []
+        elif current is not None and cell.select_one("div.cell_input"):
+            found[current].append(cell)
+    return found
+
+
+def shows(answer_kind, answer, outputs: str) -> bool:
+    """Whether the outputs print the answer: a number within the precision judged, every coordinate, the shape."""
+    from rmsnorm_course.exercises.kinds import Place, Shape, Vector
+
+    numbers = [float(n) for n in NUMBER.findall(outputs)]
+    if isinstance(answer_kind, Shape):
+        return str(tuple(answer)) in outputs
+    if isinstance(answer_kind, Place):
+        return any(answer_kind.distance(n, answer) <= answer_kind.tolerance / 10 for n in numbers)
+    values = answer if isinstance(answer_kind, Vector) else (answer,)
+    return all(any(abs(n - v) <= 5e-7 + 1e-9 * abs(v) for n in numbers) for v in values)
+
+
+@pytest.mark.parametrize("page", CHAPTER)
+def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages, page):
+    from rmsnorm_course.exercises.kinds import Choice
+
+    for exercise_id, cells in checks_after_boxes(pages[page]).items():
+        assert cells, f"{exercise_id}: no code shown between its box and the next"
+        exercise = EXERCISES[exercise_id]
+        if isinstance(exercise.kind, Choice):
+            continue
+        outputs = " ".join(
+            cell.select_one("div.cell_output").get_text(" ") for cell in cells if cell.select_one("div.cell_output")
+        )
+        assert shows(exercise.kind, exercise.solve().answer, outputs), (exercise_id, outputs[:300])
+
+
+PLUMBING = ("fastpath", "checks", "cost_timings", "perf_counter", "timeit", "validated", "rms_norm_blocked", "threads")
+
+
+def shown_code(text: str) -> list[str]:
+    """The code a reader sees on a page: visible cells, and the files and objects it includes."""
+    shown = []
+    for meta, body in re.findall(r"```\{code-cell\}[^\n]*\n(---\n.*?\n---\n|:tags:[^\n]*\n)?(.*?)```", text, re.S):
+        if "remove-input" not in meta and "hide-input" not in meta:
+            shown.append(body)
+    shown += re.findall(r"```\{literalinclude\} ([^\n]+)\n(?::[^\n]*\n)*", text)
+    shown += re.findall(r":pyobject: (\S+)", text)
+    return shown
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name)
+def test_no_shown_listing_reaches_into_the_fast_path_the_checks_or_the_timing(path):
+    for code in shown_code(path.read_text(encoding="utf-8")):
+        assert not [word for word in PLUMBING if word in code], code[:200]

@@ -150,6 +150,12 @@ _ENTRIES = (
         "class RMSNorm: RMS(x) = sqrt(eps + mean(x**2)); eps defaults to torch.finfo(x.dtype).eps",
     ),
     Source(
+        "pytorch-rms-norm-kernel",
+        "https://github.com/pytorch/pytorch/blob/3de78edb07f16b05fe8af347d4e2d1d495873d85/aten/src/ATen/native/layer_norm.cpp",
+        "rms_norm_composite: the input upcast to its math type (float32 for float16 and bfloat16), the gain applied "
+        "there, and the result cast back with type_as",
+    ),
+    Source(
         "rmsnorm-paper",
         "https://arxiv.org/abs/1910.07467",
         "Zhang and Sennrich 2019, abstract: RMSNorm rescales by the root mean square alone, keeping rescaling "

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...core.format import fmt
-from .. import evidence, example
+from .. import evidence, example, side_by_side
 from ..comparison import ACTIVATION_OFFSET, ACTIVATION_SEED, ACTIVATION_SHAPE, activation_comparison, identities
 from ..thresholds import ROUNDING
 from . import holds
@@ -25,7 +25,20 @@ def values() -> SimpleNamespace:
     stats = activations.statistics()
     holds(abs(stats["RMSNorm"].rms - 1) < 1e-5, "both outputs have RMS one")
     holds(abs(stats["LayerNorm"].mean) < 1e-12, "LayerNorm's mean is zero to rounding")
+    zero_mean = side_by_side.statistics()
+    rms_lines = side_by_side.code_lines(side_by_side.SmallRMSNorm.__call__)
+    layer_lines = side_by_side.code_lines(side_by_side.SmallLayerNorm.__call__)
+    holds(rms_lines < layer_lines, "RMSNorm's code is shorter")
+    holds(abs(zero_mean["RMSNorm"].rms - 1) < 1e-5 and abs(zero_mean["LayerNorm"].mean) < 1e-12, "zero-mean rows")
     return SimpleNamespace(
+        rms_lines=rms_lines,
+        layer_lines=layer_lines,
+        side_eps=f"{side_by_side.SIDE_BY_SIDE_EPS:g}",
+        side_shape=str(side_by_side.ACTIVATIONS),
+        zero_mean=zero_mean,
+        zero_rms_mean=f"{zero_mean['RMSNorm'].mean:.6f}",
+        zero_rms_std=f"{zero_mean['RMSNorm'].std:.6f}",
+        zero_ln_std=f"{zero_mean['LayerNorm'].std:.6f}",
         anchor=fmt(example.ANCHOR),
         companion=fmt(example.COMPANION),
         activations=activations,

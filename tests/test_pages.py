@@ -1,0 +1,117 @@
+"""Each page's values: every field its prose reads, and the guards that stop a sentence the numbers don't support."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.studies import cost as cost_study
+from rmsnorm_course.studies import evidence, modern
+from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_blocks, predict, training, what_next
+from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+MODULES = {  # page -> how its values are made (cost is timed, and read by its own tests below)
+    "index": lambda m: m.values(),
+    "predict": lambda m: m.values(),
+    "follow-one-vector": lambda m: m.values(),
+    "formula": lambda m: m.values(),
+    "scale-and-epsilon": lambda m: m.values(SCALE_MIN, SCALE_MAX),
+    "history": lambda m: m.values(),
+    "implementation": lambda m: m.values(),
+    "backward": lambda m: m.values(),
+    "boundaries": lambda m: m.values(),
+    "in-the-model": lambda m: m.values(),
+    "training": lambda m: m.values(),
+    "modern-gains": lambda m: m.values(),
+    "modern-blocks": lambda m: m.values(),
+    "precision": lambda m: m.values(),
+    "what-next": lambda m: m.values(len(EXERCISES)),
+}
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_every_value_a_page_reads_is_computed_by_its_module(name):
+    import importlib
+
+    module = importlib.import_module(f"rmsnorm_course.studies.pages.{name.replace('-', '_')}")
+    page = MODULES[name](module)
+    read = set(re.findall(r"\{eval\}`page\.(\w+)`", (BOOK / f"{name}.md").read_text(encoding="utf-8")))
+    assert read <= set(vars(page)), read - set(vars(page))
+
+
+def test_every_page_reads_its_values_from_one_call_and_holds_no_assert():
+    for path in BOOK.glob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "assert " not in text and "np.testing.assert" not in text, path.name
+        setups = re.findall(r"tags: \[remove-input, remove-output\]", text)
+        assert len(setups) <= 1, path.name  # one hidden set-up cell; the rest draw figures and boxes
+
+
+def test_the_scale_cards_guard_stops_a_production_card_that_moves(monkeypatch):
+    ideal, production, near_zero = evidence.scale_cards()
+    moved = dataclasses.replace(production, scaled=production.scaled + 1e-3)
+    monkeypatch.setattr(evidence, "scale_cards", lambda: (ideal, moved, near_zero))
+    with pytest.raises(UnsupportedClaim, match="differ too little to matter"):
+        predict.values()
+
+
+def test_the_history_guard_stops_an_rms_norm_that_mixes_rows(monkeypatch):
+    real = evidence.history()
+    mixed = dataclasses.replace(real, rms_norm_with_itself=real.rms_norm_with_itself + 0.1)
+    monkeypatch.setattr(evidence, "history", lambda: mixed)
+    with pytest.raises(UnsupportedClaim, match="RMSNorm ignores the companion"):
+        history.values()
+
+
+def test_the_training_guard_holds_the_held_out_claim_to_its_threshold(monkeypatch):
+    real = training.training.experiment(training.training.Setup())
+    layer = real["LayerNorm"]
+    apart = {**real, "LayerNorm": dataclasses.replace(layer, held_out_loss=layer.held_out_loss * 1.5)}
+    monkeypatch.setattr(training.training, "experiment", lambda setup: apart)
+    with pytest.raises(UnsupportedClaim, match="within a fifth"):
+        training.values()
+
+
+def test_the_partial_rms_guard_stops_rows_that_are_no_harder_than_normal_ones(monkeypatch):
+    monkeypatch.setattr(modern, "partial_rms_by_kind", lambda: dict.fromkeys(modern.ROW_KINDS, 0.03))
+    with pytest.raises(UnsupportedClaim, match="far worse"):
+        modern_blocks.values()
+
+
+def test_the_evidence_guard_stops_a_failed_check(monkeypatch):
+    real = evidence.collect()
+    monkeypatch.setattr(evidence, "collect", lambda: dataclasses.replace(real, replay_bitwise=False))
+    with pytest.raises(UnsupportedClaim, match="every check"):
+        what_next.values(len(EXERCISES))
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "words"),
+    [
+        (1.2, 1.5, "took longer than the RMSNorm formula in every round (1.20 to 1.50 times as long"),
+        (0.6, 0.9, "took less time than the RMSNorm formula in every round"),
+        (0.9, 1.1, "were within the run-to-run spread"),
+    ],
+)
+def test_a_timing_sentence_claims_only_what_every_round_showed(low, high, words):
+    spread = cost_study.Spread(median=(low + high) / 2, low=low, high=high)
+    assert words in cost.compared(spread, "LayerNorm", "the RMSNorm formula")
+
+
+def test_the_cache_sentence_compares_the_copy_s_whole_working_set():
+    mib = 2**20
+    assert "larger than that cache" in cost.held_in_cache(32 * mib, 48 * mib)  # x and out: 64 MiB
+    assert "fit within that cache" in cost.held_in_cache(16 * mib, 48 * mib)
+    assert "no cache size is known" in cost.held_in_cache(16 * mib, None)
+
+
+def test_the_narrowest_margin_reads_rightly_whichever_was_faster():
+    assert cost.margin(1.25, "1 MiB") == "at 1 MiB, where the formula took 1.25 times as long as rms_norm"
+    assert cost.margin(0.8, "1 MiB") == "at 1 MiB, where rms_norm took 1.25 times as long as the formula"
+    assert np.isclose(1 / 0.8, 1.25)
