@@ -237,10 +237,8 @@
     panel.className = "prediction-progress";
     panel.setAttribute("role", "region");
     panel.setAttribute("aria-label", "Your predictions");
-    panel.style.cssText = "display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; margin: 0.6em 0;";
     const count = document.createElement("span");
-    count.className = "prediction-count";
-    count.setAttribute("aria-live", "polite");
+    count.className = "prediction-count";  // not a live region: each box's verdict is the one thing announced
     const download = button("Download my answers", function () {
       const link = document.createElement("a");
       link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
@@ -255,6 +253,7 @@
       setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelector("input").value = "";
+        box.querySelector("input").dispatchEvent(new Event("input"));
         box.querySelector("details.prediction-answer").open = false;
         show(box, null);
       });
@@ -262,8 +261,8 @@
       updateProgress();
     });
     const note = document.createElement("span");
+    note.className = "prediction-note";
     note.textContent = "(kept in this browser only)";
-    note.style.opacity = "0.75";
     const aside = document.createElement("span");
     aside.className = "prediction-set-aside";
     aside.textContent = "Some saved answers could not be read and were set aside; the rest are kept.";
@@ -408,7 +407,41 @@
       input.value = earlier.last;
       show(box, judge(data, earlier.last));
     }
+    const group = box.querySelector("[role='radiogroup']");
+    if (group) radios(box, group, input, data);
     box.dataset.ready = "true";
+  }
+
+  // A choice's options are a radio group: choosing one types its letter, and what is typed
+  // (a letter, or an option's words) checks the option it reads as. Arrow keys move, Enter checks.
+  function radios(box, group, input, data) {
+    const options = Array.from(group.querySelectorAll("[role='radio']"));
+    function mark() {
+      const reading = READ.choice(typed(input.value), data.kind);
+      const chosen = reading instanceof Found ? null : options[reading.value];
+      options.forEach((option) => {
+        option.setAttribute("aria-checked", String(option === chosen));
+        option.tabIndex = option === (chosen || options[0]) ? 0 : -1;
+      });
+    }
+    function choose(option) {
+      input.value = option.dataset.letter;
+      mark();
+      option.focus();
+    }
+    options.forEach((option, i) => {
+      option.addEventListener("click", () => choose(option));
+      option.addEventListener("keydown", (event) => {
+        const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+        if (step) choose(options[(i + step + options.length) % options.length]);
+        else if (event.key === " ") choose(option);
+        else if (event.key === "Enter") box.querySelector("form").requestSubmit();
+        else return;
+        event.preventDefault();
+      });
+    });
+    input.addEventListener("input", mark);
+    mark();
   }
 
   function start() {
