@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from itertools import pairwise
 
 import matplotlib.image
 import matplotlib.text
@@ -289,7 +290,7 @@ def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked()
         assert len(phone.axes) == len(fig.axes), name
         _drawn(phone)
         boxes = sorted((ax.get_position() for ax in phone.axes), key=lambda box: -box.y1)
-        for upper, lower in zip(boxes, boxes[1:]):
+        for upper, lower in pairwise(boxes):
             assert lower.y1 <= upper.y0 + 1e-9, f"{name}: panels side by side on a phone"
 
 
@@ -309,9 +310,10 @@ def test_the_size_sweep_s_labels_do_not_run_into_each_other():
 
 
 def test_the_depth_figure_s_legend_covers_no_curve():
-    for fig in (figures.depth_figure(modern.stream_through_depth()), figures.depth_figure.__wrapped__(
-        modern.stream_through_depth()
-    )):
+    for fig in (
+        figures.depth_figure(modern.stream_through_depth()),
+        figures.depth_figure.__wrapped__(modern.stream_through_depth()),
+    ):
         renderer = _drawn(fig)
         (legend,) = fig.legends
         assert not legend.get_window_extent(renderer).overlaps(fig.axes[0].get_window_extent(renderer))

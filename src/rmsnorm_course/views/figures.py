@@ -94,6 +94,14 @@ def _on_phone() -> bool:
     return _PHONE.get()
 
 
+def _legend(ax, **where) -> None:
+    """The axes' legend where ``where`` puts it; on a phone's narrower plot, below a lone plot, clear of its lines."""
+    if _on_phone() and len(ax.figure.axes) == 1:
+        ax.figure.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=1, frameon=False)
+    else:
+        ax.legend(fontsize=SMALLEST_TEXT, **where)
+
+
 def picture_html(wide: Figure, phone: Figure, alt: str) -> str:
     """``<picture>``: the phone's drawing on a narrow screen, the page-width one elsewhere and in print."""
     source, image = (base64.b64encode(png_bytes(fig, cropped=True)).decode("ascii") for fig in (phone, wide))
@@ -218,7 +226,7 @@ def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> 
         ax.hist(values.ravel(), bins=edges, density=True, label=f"{label} (mean {np.mean(values):.2f})", **outline)
     ax.set_xlabel("activation value")
     ax.set_ylabel("density")
-    ax.legend(fontsize=SMALLEST_TEXT)
+    _legend(ax)
     ax.grid(True, alpha=0.3)
     return fig
 
@@ -659,7 +667,7 @@ def _roofline_axes(ax, ylabel: str) -> None:
     ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
+    _legend(ax, loc="lower right")
 
 
 @_for_phones
