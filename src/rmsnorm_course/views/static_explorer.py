@@ -103,7 +103,7 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
 <form class="rmsnorm-explorer-controls" onsubmit="return false">
 <fieldset disabled>
 <label>input x <select data-control="vector">{vector_options}</select></label>
-<label>scale a, log<sub>10</sub> <input type="range" data-control="scale" min="{math.log10(SCALE_MIN):g}"
+<label><span>scale a, log<sub>10</sub></span> <input type="range" data-control="scale" min="{math.log10(SCALE_MIN):g}"
  max="{math.log10(SCALE_MAX):g}" step="0.01" value="{math.log10(state.scale):.2f}"
  aria-valuetext="a = {state.scale:.6g}"></label>
 <label>eps <select data-control="eps">{eps_options}</select></label>
