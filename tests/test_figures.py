@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from itertools import pairwise
 
 import matplotlib.image
 import matplotlib.text
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
@@ -264,3 +266,61 @@ def test_no_figure_has_text_smaller_than_the_smallest_size_nor_is_wider_than_the
         smallest = min(text.get_fontsize() for text in texts)
         assert smallest >= figures.SMALLEST_TEXT, (name, smallest)
         assert fig.dpi == 100 and saved_width <= figures.WIDEST * fig.dpi, (name, saved_width)
+
+
+def _drawn(fig):
+    """Lay the figure out on an image canvas, as saving it does; its renderer, to measure with."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked():
+    """At 390 px a phone's column shows a figure whole: one narrow column of panels, text at 9 points or more."""
+    for name, fig in every_figure().items():
+        if name == "class results":  # the class report's figure, not the book's
+            continue
+        phone = fig.phone()
+        buffer = io.BytesIO()
+        phone.savefig(buffer, format="png", bbox_inches="tight")
+        saved_width = matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
+        assert saved_width <= figures.PHONE_WIDEST * phone.dpi, (name, saved_width)
+        texts = [t for t in phone.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+        assert min(t.get_fontsize() for t in texts) >= figures.SMALLEST_TEXT, name
+        assert len(phone.axes) == len(fig.axes), name
+        _drawn(phone)
+        boxes = sorted((ax.get_position() for ax in phone.axes), key=lambda box: -box.y1)
+        for upper, lower in pairwise(boxes):
+            assert lower.y1 <= upper.y0 + 1e-9, f"{name}: panels side by side on a phone"
+
+
+def test_the_size_sweep_s_labels_do_not_run_into_each_other():
+    elements = 2 ** np.array([10, 12, 14, 16, 18, 20, 22, 23])
+    sweep = cost.SizeSweep(elements, {name: np.geomspace(1e-6, 1e-2, 8) for name in (cost.COPY, cost.PACKAGE)})
+    for fig in (figures.size_sweep_figure(sweep), figures.size_sweep_figure(sweep).phone()):
+        _drawn(fig)
+        labels = [label for label in fig.axes[0].get_xticklabels() if label.get_text()]
+        assert len(labels) == 8
+        # slanted labels are parallel lines of text: neighbours clear each other when the distance
+        # between their baselines (across the slant) is more than a line of text is high
+        angle = np.radians(labels[0].get_rotation())
+        anchors = np.array([fig.axes[0].transData.transform((label.get_position()[0], 1))[0] for label in labels])
+        line = labels[0].get_fontsize() * fig.dpi / 72
+        assert 0 < angle < np.pi / 2 and np.min(np.diff(anchors)) * np.sin(angle) > line
+
+
+def test_the_depth_figure_s_legend_covers_no_curve():
+    for fig in (
+        figures.depth_figure(modern.stream_through_depth()),
+        figures.depth_figure.__wrapped__(modern.stream_through_depth()),
+    ):
+        renderer = _drawn(fig)
+        (legend,) = fig.legends
+        assert not legend.get_window_extent(renderer).overlaps(fig.axes[0].get_window_extent(renderer))
+
+
+def test_the_gradient_figure_shows_both_arrows_the_first_under_the_second():
+    first, second = (p for p in figures.gradient_figure(geometry.gradient_picture()).axes[0].patches
+                     if isinstance(p, FancyArrowPatch))  # fmt: skip
+    assert first.get_linewidth() >= 2 * second.get_linewidth()  # the one drawn later lies on top, narrower
+    np.testing.assert_allclose(first._posA_posB, second._posA_posB, atol=1e-12)  # the same arrow, as the text says

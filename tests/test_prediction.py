@@ -59,11 +59,30 @@ def test_a_review_box_holds_nothing_back():
     assert 'data-gate="false"' in prediction_html("mean-square", gate=False)
 
 
-def test_a_choice_box_says_a_letter_will_do_and_lists_its_options_as_text():
+def test_a_choice_box_says_a_letter_will_do_and_lists_its_options_as_a_radio_group_of_text():
     html = prediction_html("pre-norm-placement")
     assert "Type a letter from A to D, or the words of an option" in html and "in quotes" not in html
-    assert re.search(r"<li>[A-D]\) ", html)
-    assert all("<" not in option for option in re.findall(r"<li>(.*?)</li>", html))
+    box = BeautifulSoup(html, "html.parser")
+    group = box.select_one("ul.prediction-options[role=radiogroup]")
+    assert group["aria-labelledby"] == box.select_one(".prediction-question")["id"]
+    options = group.select("li")
+    assert [o["role"] for o in options] == ["radio"] * 4 and {o["aria-checked"] for o in options} == {"false"}
+    assert [o["data-letter"] for o in options] == list("ABCD")
+    assert all(re.match(r"[A-D]\) ", o.get_text()) for o in options)
+    assert all("<" not in option for option in re.findall(r"<li[^>]*>(.*?)</li>", html))
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_each_box_is_named_by_its_question_and_its_button_by_its_title(exercise_id):
+    box = BeautifulSoup(prediction_html(exercise_id), "html.parser")
+    question = box.select_one(".prediction-question")
+    (field,) = box.select("input[type=text]")
+    assert field["aria-labelledby"] == question["id"]
+    assert box.select_one(f"#{field['aria-describedby']}").name == "label"
+    assert box.select_one("button")["aria-label"] == f"Check: {EXERCISES[exercise_id].title}"
+    assert box.select_one("form")["method"] == "dialog"  # submits nowhere: without JavaScript the page stays
+    assert "needs JavaScript" in box.select_one("noscript").get_text()
+    assert not box.select("[style]")  # the look is the stylesheet's (course.css), light or dark
 
 
 def test_the_shared_script_holds_the_rules_the_chapter_and_the_looks_as_data():

@@ -1,4 +1,4 @@
-"""Three fixes to the theme's output, so every page is self-contained, light and accessible.
+"""Five fixes to the theme's output, so every page is self-contained, light, accessible and printable.
 
 1. The theme always includes the in-page "live code" loader's scripts, twice (the
    second copy redeclares a constant and fails with a page error), and their only
@@ -10,9 +10,42 @@
 3. Bibliography entries are written with the deprecated ``doc-biblioentry`` role
    inside a ``role="list"`` container, which assistive technology cannot read as a
    list; they are given the ``listitem`` role that container expects.
+4. The theme's skip link goes to the start of ``<main>``, which is the article's toolbar:
+   a keyboard reader still had every button of it to pass. It goes to the article's first
+   section instead (``skip_target``, read by ``book/_templates/layout.html``).
+5. Printed, a prediction box is its question and a line to write on (``course.css``);
+   the answers of the page's boxes follow the article on a page of their own
+   (``print_answers``), in a fold that only print opens, so no screen shows them.
 """
 
 from __future__ import annotations
+
+import html
+import re
+
+FIRST_SECTION = re.compile(r'<section\b[^>]*\bid="([^"]+)"')
+BOX = re.compile(r'<div class="prediction" data-exercise="([^"]+)"')
+
+
+def _print_answers(body: str) -> str:
+    """The answers of the page's prediction boxes, in the order it asks them; empty without boxes."""
+    from rmsnorm_course.exercises import registry
+    from rmsnorm_course.exercises.feedback import reference
+
+    items = []
+    for exercise_id in dict.fromkeys(BOX.findall(body)):
+        answer = reference(exercise_id)
+        said = f" {answer.detail}" if answer.detail else ""
+        items.append(
+            f"<li><strong>{html.escape(registry.get(exercise_id).title)}</strong>: "
+            f"<code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message + said)}</li>"
+        )
+    if not items:
+        return ""
+    return (
+        '<details class="print-answers"><summary>Answers</summary>'
+        f"<p>The answers to this page's predictions, in the order it asks them.</p><ol>{''.join(items)}</ol></details>"
+    )
 
 
 def _is_live_code_loader(script) -> bool:
@@ -32,6 +65,10 @@ def _fix_page(app, pagename, templatename, context, doctree) -> None:
         ]
     if "body" in context:
         context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
+        first = FIRST_SECTION.search(context["body"])
+        if first:
+            context["skip_target"] = first.group(1)
+        context["print_answers"] = _print_answers(context["body"])
 
 
 def setup(app):

@@ -1,4 +1,4 @@
-"""Serve the pages' scripts once: static files every page links, never a copy in the page.
+"""Serve the pages' scripts, and their stylesheet, once: static files every page links, never a copy in the page.
 
 The prediction boxes (``rmsnorm_course.views.prediction``) and the explorer
 (``rmsnorm_course.views.static_explorer``) carry only their own data. The scripts that
@@ -10,9 +10,13 @@ different versions.
 
 from __future__ import annotations
 
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from rmsnorm_course.views import prediction, static_explorer
+
+STYLE: Traversable = files("rmsnorm_course.views") / "static" / "course.css"  # how the boxes and the explorer look
 
 
 def assets() -> dict[str, str]:
@@ -29,12 +33,13 @@ def _write_scripts(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
-        for name, text in assets().items():
+        for name, text in {**assets(), STYLE.name: STYLE.read_text(encoding="utf-8")}.items():
             (static / name).write_text(text, encoding="utf-8")
 
 
 def setup(app):
     for name in assets():
         app.add_js_file(name)
+    app.add_css_file(STYLE.name)
     app.connect("build-finished", _write_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

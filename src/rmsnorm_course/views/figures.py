@@ -3,12 +3,23 @@
 Each function returns a closed matplotlib Figure (so a notebook shows it once,
 as the cell's value). Lines differ by style and marker as well as colour, so
 every figure reads in greyscale.
+
+A figure the book shows is drawn twice: at page width, and for a phone, where its
+panels are stacked one above the other at ``PHONE_WIDTH`` (the same function, run
+with ``_new`` laying out a narrow column). A notebook shows the page-width figure
+as a PNG; the page gets both, as a ``<picture>`` whose phone source a screen up to
+``PHONE_SCREEN`` wide chooses (``book/_ext/phone_figures.py`` turns it into an image
+file beside the page-width one).
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import html
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from itertools import pairwise
 
 import matplotlib
@@ -16,6 +27,11 @@ import matplotlib
 matplotlib.rcParams.update({"svg.hashsalt": "rmsnorm-course", "figure.dpi": 100, "font.size": 10})
 SMALLEST_TEXT = 9  # points: no text in any figure is smaller (12.5 px at the figures' 100 dpi)
 WIDEST = 9.2  # inches, as saved (cropped to the ink): the page's 670 px column at 1280 px shows it at 0.73 of its size
+# A phone's column is 358 px at 390 px: a figure drawn 4.6 inches wide, cropped to its ink, is shown at
+# about 0.78 of its size there, so its 9-point text stays above 9 px.
+PHONE_WIDTH = 4.6  # inches
+PHONE_WIDEST = 4.9  # inches, as saved: labels outside the axes may widen it a little
+PHONE_SCREEN = "screen and (max-width: 800px)"  # where the page shows the phone drawing (never in print)
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the rcParams that make output reproducible)
 import numpy as np  # noqa: E402
@@ -52,19 +68,82 @@ OUTCOME_STYLES = {
 }
 
 
-def png_bytes(fig: Figure) -> bytes:
-    """The figure as PNG bytes, with no timestamp or version in them (the same bytes every build)."""
+def png_bytes(fig: Figure, cropped: bool = False) -> bytes:
+    """The figure as PNG bytes, with no timestamp or version in them (the same bytes every build).
+
+    ``cropped``: cut to its ink, as a notebook shows a figure.
+    """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
+    fig.savefig(buffer, format="png", metadata={"Software": None}, bbox_inches="tight" if cropped else None)
     return buffer.getvalue()
 
 
+_PHONE: ContextVar[bool] = ContextVar("phone", default=False)  # drawing the phone's version
+
+
 def _new(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
-    fig, axes = plt.subplots(1, columns, figsize=(width, height), layout="constrained", squeeze=False)
+    """A figure of ``columns`` panels side by side; for a phone, stacked in one narrow column."""
+    shape, size = ((columns, 1), (PHONE_WIDTH, height * columns)) if _PHONE.get() else ((1, columns), (width, height))
+    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", squeeze=False, FigureClass=PageFigure)
     plt.close(fig)
-    return fig, list(axes[0])
+    return fig, list(axes.ravel())
 
 
+def _on_phone() -> bool:
+    """Whether the figure being drawn is the phone's version."""
+    return _PHONE.get()
+
+
+def _legend(ax, **where) -> None:
+    """The axes' legend where ``where`` puts it; on a phone's narrower plot, below a lone plot, clear of its lines."""
+    if _on_phone() and len(ax.figure.axes) == 1:
+        ax.figure.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=1, frameon=False)
+    else:
+        ax.legend(fontsize=SMALLEST_TEXT, **where)
+
+
+def picture_html(wide: Figure, phone: Figure, alt: str) -> str:
+    """``<picture>``: the phone's drawing on a narrow screen, the page-width one elsewhere and in print."""
+    source, image = (base64.b64encode(png_bytes(fig, cropped=True)).decode("ascii") for fig in (phone, wide))
+    return (
+        f'<picture class="rmsnorm-figure"><source media="{PHONE_SCREEN}" srcset="data:image/png;base64,{source}">'
+        f'<img src="data:image/png;base64,{image}" alt="{html.escape(alt)}"></picture>'
+    )
+
+
+class PageFigure(Figure):
+    """A Figure that knows how to draw itself for a phone (``phone``), and shows both in a page."""
+
+    phone: Callable[[], Figure] | None = None
+    alt = ""
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # IPython adds the PNG from matplotlib's own display hook beside this
+        return {"text/html": picture_html(self, self.phone(), self.alt)} if self.phone else None
+
+
+def _for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
+    """``draw`` returns its page-width figure, which can draw its phone version with the same arguments."""
+
+    @functools.wraps(draw)
+    def page_width(*args, **kwargs) -> Figure:
+        fig = draw(*args, **kwargs)
+        fig.alt = (draw.__doc__ or "").strip().splitlines()[0]
+
+        def phone() -> Figure:
+            token = _PHONE.set(True)
+            try:
+                return draw(*args, **kwargs)
+            finally:
+                _PHONE.reset(token)
+
+        fig.phone = phone
+        return fig
+
+    return page_width
+
+
+@_for_phones
 def normalized_mean_square_figure(eps_values=(1e-8, DEFAULT_EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
     """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
     fig, (ax,) = _new(6.4, 3.6)
@@ -109,6 +188,7 @@ def _marker(ax, state: ExplorerState) -> None:
     )
 
 
+@_for_phones
 def explorer_figure(state: ExplorerState) -> Figure:
     """The explorer's picture: x-hat of x beside x-hat of a·x, and where a·x sits on the curve."""
     fig, (bars, curve) = _new(9.0, 3.4, columns=2)
@@ -135,6 +215,7 @@ def explorer_figure(state: ExplorerState) -> Figure:
     return fig
 
 
+@_for_phones
 def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> Figure:
     """Input, RMSNorm output and LayerNorm output of the same activations, overlapping."""
     fig, (ax,) = _new(6.8, 3.6)
@@ -145,11 +226,12 @@ def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> 
         ax.hist(values.ravel(), bins=edges, density=True, label=f"{label} (mean {np.mean(values):.2f})", **outline)
     ax.set_xlabel("activation value")
     ax.set_ylabel("density")
-    ax.legend(fontsize=SMALLEST_TEXT)
+    _legend(ax)
     ax.grid(True, alpha=0.3)
     return fig
 
 
+@_for_phones
 def eps_placement_figure(curves: PlacementCurves, eps: float) -> Figure:
     """Output RMS and its slope near zero, eps inside versus outside the square root."""
     fig, (values, slopes) = _new(9.0, 3.4, columns=2)
@@ -219,6 +301,7 @@ def _aside(ax, x, y, text, ha="left", rotation=0):
     ax.text(x, y, text, ha=ha, va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=rotation)
 
 
+@_for_phones
 def pre_norm_block_figure() -> Figure:
     """The pre-norm residual block: identity path straight up, each learned branch behind an RMSNorm."""
     fig, (ax,) = _new(6.0, 6.4)
@@ -252,6 +335,7 @@ def pre_norm_block_figure() -> Figure:
     return fig
 
 
+@_for_phones
 def follow_one_vector_figure(primary: Primary) -> Figure:
     """The worked example stage by stage, each box printing its computed values.
 
@@ -270,11 +354,20 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
     )
     # Two rows of three boxes, so the text stays readable at page width: the statistics
     # of x on top, then x-hat, the gain and the output. An arrow runs from x down to x-hat.
+    # On a phone, three rows of two: x and its mean square, 1/rms and x-hat, the gain and the output.
+    if _on_phone():
+        places, rows, row_gap = ((0, 0), (1, 0), (1, 1), (0, 1), (0, 2), (1, 2)), 3, 0.9
+        links = ((0, 1, "-"), (1, 2, "-"), (2, 3, "--"), (3, 4, "-"), (4, 5, "-"))
+    else:
+        places, rows, row_gap = ((0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)), 2, 1.0
+        links = ((0, 1, "-"), (1, 2, "-"), (3, 4, "-"), (4, 5, "-"), (2, 3, "--"))
+    columns = 1 + max(column for column, _ in places)
     width, height, gap = 2.1, 2.3, 0.5
-    corner = [(column * (width + gap) + 0.1, 3.6 if row == 0 else 0.3) for row in (0, 1) for column in range(3)]
-    fig, (ax,) = _new(7.4, 6.4)
-    ax.set_xlim(0, 3 * width + 2 * gap + 0.2)
-    ax.set_ylim(0, 6.6)
+    corner = [(column * (width + gap) + 0.1, 0.3 + (rows - 1 - row) * (height + row_gap)) for column, row in places]
+    top = corner[0][1] + height + 0.7
+    fig, (ax,) = _new(7.4, 6.4 * top / 6.6)
+    ax.set_xlim(0, columns * width + (columns - 1) * gap + 0.2)
+    ax.set_ylim(0, top)
     ax.axis("off")
     largest = max(float(np.max(np.abs(values))) for _, values, *_ in stages if values is not None)
     for (left, bottom), (title, values, style, double, lines) in zip(corner, stages):
@@ -285,25 +378,32 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
             )
         ax.text(left + width / 2, bottom + height + 0.25, title, ha="center", va="center", fontsize=11, weight="bold")
         for row, line in enumerate(lines):
-            top = bottom + height - 0.45 - row * 0.8
-            ax.text(left + 0.15, top, line, ha="left", va="center", fontsize=10.5, family="monospace")
+            line_top = bottom + height - 0.45 - row * 0.8
+            ax.text(left + 0.15, line_top, line, ha="left", va="center", fontsize=10.5, family="monospace")
             if values is not None:
                 length = (width - 0.3) * abs(float(values[row])) / largest
-                ax.add_patch(Rectangle((left + 0.15, top - 0.4), length, 0.16, color=GREY, alpha=0.5))
+                ax.add_patch(Rectangle((left + 0.15, line_top - 0.4), length, 0.16, color=GREY, alpha=0.5))
     middle = height / 2
-    for first, second in ((0, 1), (1, 2), (3, 4), (4, 5)):
-        (x0, y0), (x1, _) = corner[first], corner[second]
-        _arrow(ax, (x0 + width + 0.02, y0 + middle), (x1 - 0.02, y0 + middle))
+    for first, second, style in links:
+        (x0, y0), (x1, y1) = corner[first], corner[second]
+        if y0 == y1:  # side by side, either way
+            sign = 1 if x1 > x0 else -1
+            start = (x0 + (width if sign > 0 else 0) + 0.02 * sign, y0 + middle)
+            end = (x1 + (0 if sign > 0 else width) - 0.02 * sign, y0 + middle)
+        elif x0 == x1:  # one above the other: to the top of the title below
+            start, end = (x0 + width / 2, y0 - 0.05), (x1 + width / 2, y1 + height + 0.5)
+        else:  # from the right-hand box above down to the left-hand one below
+            start, end = (x0 + 0.2, y0 - 0.05), (x1 + width - 0.2, y1 + height + 0.5)
+        _arrow(ax, start, end, style=style)
     (x_left, x_bottom), (hat_left, hat_bottom) = corner[0], corner[3]
     _arrow(ax, (x_left + width / 2, x_bottom - 0.05), (hat_left + width / 2, hat_bottom + height + 0.5))
     ax.text(
         x_left + width / 2 + 0.1, (x_bottom + hat_bottom + height) / 2 + 0.2, "x times 1/rms", fontsize=10, va="center"
     )
-    (rms_left, rms_bottom) = corner[2]
-    _arrow(ax, (rms_left + 0.2, rms_bottom - 0.05), (hat_left + width - 0.2, hat_bottom + height + 0.5), style="--")
     return fig
 
 
+@_for_phones
 def cost_ratios_figure(ratios) -> Figure:
     """Horizontal bars: each implementation's time as a multiple of one copy of x, forward and backward."""
     fig, axes = _new(9.0, 3.2, columns=2)
@@ -321,6 +421,7 @@ def cost_ratios_figure(ratios) -> Figure:
     return fig
 
 
+@_for_phones
 def size_sweep_figure(sweep: SizeSweep) -> Figure:
     """Forward nanoseconds per element against input size: where the fast path wins and where it loses."""
     fig, (ax,) = _new(7.2, 3.6)
@@ -330,13 +431,18 @@ def size_sweep_figure(sweep: SizeSweep) -> Figure:
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(megabytes, [binary_size(n) for n in sweep.nbytes])
+    # slanted, so the labels of sizes an octave apart (16 MiB, 32 MiB) do not run into each other
+    ax.tick_params(axis="x", labelrotation=45)
+    for label in ax.get_xticklabels():
+        label.set(horizontalalignment="right", rotation_mode="anchor")
     ax.set_xlabel("size of x (float32)")
     ax.set_ylabel("forward time per element (ns)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=SMALLEST_TEXT)
+    fig.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=2, frameon=False)  # clear of every line
     return fig
 
 
+@_for_phones
 def precision_sweep_figure(result: Sweep) -> Figure:
     """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
     ceiling = 1e9
@@ -354,6 +460,7 @@ def precision_sweep_figure(result: Sweep) -> Figure:
     return fig
 
 
+@_for_phones
 def training_figure(runs: dict[str, Run]) -> Figure:
     """Loss per step, and the residual stream's RMS after each block before and after training."""
     fig, (losses, stream) = _new(8.6, 4.0, columns=2)
@@ -403,6 +510,7 @@ def _circle(ax, radius: float, label: str) -> None:
     ax.set_ylabel("coordinate 1")
 
 
+@_for_phones
 def geometry_figure(g: Geometry) -> Figure:
     """Left: inputs and their images on the circle of radius sqrt(2). Right: eps pulls small inputs inside."""
     fig, (maps, shrink) = _new(8.6, 5.4, columns=2)
@@ -448,6 +556,7 @@ def geometry_figure(g: Geometry) -> Figure:
     return fig
 
 
+@_for_phones
 def gradient_figure(p: GradientPicture) -> Figure:
     """x-hat on its circle and the gradient with respect to x drawn from it: tangent, no radial part."""
     fig, (ax,) = _new(5.2, 4.8)
@@ -456,20 +565,21 @@ def gradient_figure(p: GradientPicture) -> Figure:
     direction = p.x / np.linalg.norm(p.x)
     ax.plot([0, 2.2 * direction[0]], [0, 2.2 * direction[1]], "--", color=GREY, label="direction of x")
     ax.plot(*p.normalized, "o", color=BLUE, markersize=8, label="x-hat (eps = 0)")
+    # The two arrows coincide (that is the point): the first is drawn wide, the second narrow on top of it.
     arrows = (
-        (p.grad_x, "-", ORANGE, "gradient wrt x at x"),
-        (p.scale * p.scaled_grad_x, ":", GREEN, f"{p.scale:g} times the gradient at {p.scale:g}·x"),
+        (p.grad_x, "-", ORANGE, 7, 26, "gradient wrt x at x"),
+        (p.scale * p.scaled_grad_x, ":", GREEN, 2.5, 14, f"{p.scale:g} times the gradient at {p.scale:g}·x"),
     )
-    for vector, style, colour, label in arrows:
+    for vector, style, colour, width, head, label in arrows:
         ax.add_patch(
             FancyArrowPatch(
                 tuple(p.normalized),
                 tuple(p.normalized + 2 * vector),
                 arrowstyle="-|>",
-                mutation_scale=14,
+                mutation_scale=head,
                 linestyle=style,
                 color=colour,
-                linewidth=2,
+                linewidth=width,
                 label=label,
             )
         )
@@ -487,6 +597,7 @@ AXES = (
 )
 
 
+@_for_phones
 def axes_figure(batch: int = 4, features: int = 6) -> Figure:
     """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
     fig, axes = _new(9.0, 2.9, columns=3)
@@ -520,6 +631,7 @@ def axes_figure(batch: int = 4, features: int = 6) -> Figure:
     return fig
 
 
+@_for_phones
 def roofline_figure(r: Roofline) -> Figure:
     """The measured roof, min(peak, bandwidth x intensity), with RMSNorm's forward placed at its intensity."""
     fig, (ax,) = _new(7.2, 4.0)
@@ -555,9 +667,10 @@ def _roofline_axes(ax, ylabel: str) -> None:
     ax.set_xlabel("arithmetic intensity (flops per byte moved, log scale)")
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=SMALLEST_TEXT, loc="lower right")
+    _legend(ax, loc="lower right")
 
 
+@_for_phones
 def gain_decay_figure(decay: GainDecay) -> Figure:
     """Weight decay alone, step by step: a plain gain heads for zero, a gain stored as 1 + w for one."""
     fig, (ax,) = _new(7.2, 3.6)
@@ -571,6 +684,7 @@ def gain_decay_figure(decay: GainDecay) -> Figure:
     return fig
 
 
+@_for_phones
 def qk_norm_figure(a: Attention) -> Figure:
     """The softmax's entropy as queries and keys grow, without and with QK-norm; and the largest logit."""
     fig, (entropy, logits) = _new(9.0, 3.6, columns=2)
@@ -591,6 +705,7 @@ def qk_norm_figure(a: Attention) -> Figure:
     return fig
 
 
+@_for_phones
 def depth_figure(d: Depth) -> Figure:
     """The residual stream's RMS through the blocks, for pre-norm, post-norm and sandwich norms."""
     fig, (ax,) = _new(7.2, 3.8)
@@ -606,10 +721,12 @@ def depth_figure(d: Depth) -> Figure:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("block (0: the input)")
     ax.set_ylabel("RMS of the residual stream (log)")
-    ax.legend(fontsize=SMALLEST_TEXT, loc="upper left")
+    # below the plot: inside it, the legend would cover the pre-norm curve's first blocks
+    fig.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=1 if _on_phone() else 4, frameon=False)
     return fig
 
 
+@_for_phones
 def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
     """The measured roof, and where each way of running add + RMSNorm in bfloat16 meets it."""
     fig, (ax,) = _new(7.2, 4.0)
@@ -630,6 +747,7 @@ def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
     return fig
 
 
+@_for_phones
 def partial_rms_figure(p: PartialRms) -> Figure:
     """The median relative error of the RMS estimated from a share p of each row, for LLaMA's widths."""
     fig, (ax,) = _new(7.2, 3.8)
@@ -645,6 +763,7 @@ def partial_rms_figure(p: PartialRms) -> Figure:
     return fig
 
 
+@_for_phones
 def post_norm_and_model_figure() -> Figure:
     """Left: a post-norm block, the norm on the stream after each addition. Right: a pre-norm model, end to end."""
     fig, (post, model) = _new(9.0, 6.4, columns=2)

@@ -108,24 +108,29 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
     data = json.dumps(exercise_data(exercise_id), ensure_ascii=True).replace("<", "\\u003c")
     field = f"prediction-{exercise.id}"
     figure = '<div class="prediction-figure"></div>' if isinstance(exercise.kind, Place) else ""
+    question = f"{field}-question"  # names the box's input, its options and its button
     options = ""
-    if isinstance(exercise.kind, Choice):
-        listed = "".join(f"<li>{html.escape(option)}</li>" for option in exercise.kind.listed())
-        options = f'<ul class="prediction-options" style="list-style: none; padding-left: 0.5em;">{listed}</ul>'
+    if isinstance(exercise.kind, Choice):  # a radio group; a typed letter or words still answer
+        listed = "".join(
+            f'<li role="radio" aria-checked="false" data-letter="{letter}">{html.escape(option)}</li>'
+            for letter, option in zip(exercise.kind.letters, exercise.kind.listed())
+        )
+        options = f'<ul class="prediction-options" role="radiogroup" aria-labelledby="{question}">{listed}</ul>'
     answer = reference(exercise_id)
     box = (
-        f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}" '
-        'style="border: 1px solid #d0d7de; border-radius: 0.3em; padding: 0.6em 0.9em; margin: 0.6em 0;">'
-        f'<p class="prediction-question" style="margin: 0 0 0.4em 0;">{question_html(exercise.id)}</p>{options}{figure}'
-        f'<form class="prediction-form" style="display: flex; gap: 0.5em; align-items: center; flex-wrap: wrap;">'
-        f'<label for="{field}">Type {html.escape(exercise.kind.describe())}</label>'
+        f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}">'
+        f'<p class="prediction-question" id="{question}">{question_html(exercise.id)}</p>{options}{figure}'
+        # method "dialog" outside a dialog submits nowhere: without the script, Check never reloads the page
+        f'<form class="prediction-form" method="dialog">'
+        f'<label for="{field}" id="{field}-hint">Type {html.escape(exercise.kind.describe())}</label>'
         f'<input id="{field}" class="prediction-input" type="text" autocomplete="off" spellcheck="false" '
-        'style="min-width: 14em;">'
-        '<button type="submit">Check</button></form>'
-        '<p role="status" aria-live="polite" class="prediction-verdict" '
-        'style="border-left: 0.35em solid transparent; padding-left: 0.6em; min-height: 1.2em; margin: 0.4em 0;"></p>'
+        f'aria-labelledby="{question}" aria-describedby="{field}-hint">'
+        f'<button type="submit" aria-label="Check: {html.escape(exercise.title)}">Check</button></form>'
+        '<noscript><p class="prediction-noscript">Checking a prediction needs JavaScript, which is off in this '
+        "browser: predict, then open the answer below.</p></noscript>"
+        '<p role="status" aria-live="polite" class="prediction-verdict"></p>'
         '<div class="prediction-more"></div>'
-        '<p class="prediction-hold" hidden style="font-style: italic; margin: 0.4em 0;"></p>'
+        '<p class="prediction-hold" hidden></p>'
         '<details class="prediction-answer"><summary>Show the answer (and go on without a prediction)</summary>'
         f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
         + (f" {html.escape(answer.detail)}" if answer.detail else "")

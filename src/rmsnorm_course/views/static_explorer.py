@@ -10,7 +10,6 @@ script checks itself against on load.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -32,7 +31,7 @@ from .explorer import (
     explore,
     readout_rows,
 )
-from .figures import BLUE, GREY, ORANGE, explorer_figure, png_bytes
+from .figures import BLUE, GREY, ORANGE, explorer_figure, picture_html
 
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "explorer.js"  # wires every explorer on a page
 CHECK_SETTINGS = (
@@ -41,6 +40,13 @@ CHECK_SETTINGS = (
     ("tiny [0.0003, 0.0004]", SCALE_FACTOR, DEFAULT_EPS),
     ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
+)
+NEEDS_SCRIPT = (
+    "The controls need JavaScript, which is off in this browser: the readouts and the figure show the default setting."
+)
+STATIC_ALT = (
+    "x-hat of x beside x-hat of a times x for the default setting, and the mean of x-hat squared against "
+    "the input's RMS with a marker at a times x."
 )
 LIVE_VERSION = (
     "This explorer runs in your browser. The same explorer with Python behind it "
@@ -88,24 +94,26 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
         f"<td><code data-readout='{i}'>{html.escape(text)}</code></td></tr>"
         for i, (label, text) in enumerate(readout_rows(state))
     )
-    figure = base64.b64encode(png_bytes(explorer_figure(state))).decode("ascii")
+    wide = explorer_figure(state)
+    figure = picture_html(wide, wide.phone(), STATIC_ALT).replace("<img ", '<img data-role="static-figure" ')
+    # The svgs are drawn, and sized, by the script, which shows them in place of the picture.
     return f"""<div class="rmsnorm-explorer">
 <p class="rmsnorm-explorer-note">{LIVE_VERSION}</p>
+<noscript><p class="rmsnorm-explorer-noscript">{NEEDS_SCRIPT}</p></noscript>
 <form class="rmsnorm-explorer-controls" onsubmit="return false">
+<fieldset disabled>
 <label>input x <select data-control="vector">{vector_options}</select></label>
-<label>scale a, log<sub>10</sub> <input type="range" data-control="scale" min="{math.log10(SCALE_MIN):g}"
+<label><span>scale a, log<sub>10</sub></span> <input type="range" data-control="scale" min="{math.log10(SCALE_MIN):g}"
  max="{math.log10(SCALE_MAX):g}" step="0.01" value="{math.log10(state.scale):.2f}"
  aria-valuetext="a = {state.scale:.6g}"></label>
 <label>eps <select data-control="eps">{eps_options}</select></label>
+</fieldset>
 </form>
 <table class="rmsnorm-explorer-readouts">{rows}</table>
-<img data-role="static-figure" src="data:image/png;base64,{figure}" width="900" style="max-width:100%;height:auto"
- alt="x-hat of x beside x-hat of a times x for the default setting, and the mean of x-hat squared against the
- input's RMS with a marker at a times x.">
-<div class="rmsnorm-explorer-figures" style="display:flex;flex-wrap:wrap;gap:8px">
-<svg viewBox="0 0 420 250" width="420" height="250" style="max-width:100%;height:auto" role="img" hidden
- aria-label="bars of x-hat of x beside x-hat of a times x, coordinate by coordinate"></svg>
-<svg viewBox="0 0 420 250" width="420" height="250" style="max-width:100%;height:auto" role="img" hidden
+{figure}
+<div class="rmsnorm-explorer-figures">
+<svg role="img" hidden aria-label="bars of x-hat of x beside x-hat of a times x, coordinate by coordinate"></svg>
+<svg role="img" hidden
  aria-label="mean of x-hat squared against the RMS of the input, with a marker at a times x"></svg>
 </div>
 <script type="application/json">{config_json}</script>

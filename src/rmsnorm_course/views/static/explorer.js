@@ -94,30 +94,50 @@
   }
   let BLUE, ORANGE, GREY;  // figures.py's palette, from the page's data
   let HEADROOM;  // explorer.BAR_HEADROOM
-  const WIDTH = 420, HEIGHT = 258, LEFT = 48, RIGHT = 12, TOP = 52, BOTTOM = 36;
-  const FONT = { "font-size": 11, fill: "#222" };
+  // A chart is drawn at the width its column gives it (up to WIDEST), so its 11 px text stays
+  // 11 px on a phone; its viewBox is set from the same width and height it is drawn in.
+  const WIDEST = 420, NARROWEST = 260, PLOT_HEIGHT = 170, LEFT = 48, RIGHT = 12, BOTTOM = 36, ROW = 16;
+  const FONT = { "font-size": 11, fill: "currentColor" };
+  const INK = "currentColor";  // the page's text colour, light or dark
 
-  // A panel: its frame, title, axis titles and a y-to-pixel map over [yMin, yMax].
-  function panel(svg, title, xTitle, yTitle, yMin, yMax) {
-    svg.replaceChildren();
-    svg.append(svgElement("rect", { x: LEFT, y: TOP, width: WIDTH - LEFT - RIGHT, height: HEIGHT - TOP - BOTTOM,
-      fill: "none", stroke: GREY }));
-    svg.append(svgElement("text", { x: WIDTH / 2, y: 14, "text-anchor": "middle", ...FONT, "data-role": "title" }, title));
-    svg.append(svgElement("text", { x: (LEFT + WIDTH) / 2, y: HEIGHT - 4, "text-anchor": "middle", ...FONT }, xTitle));
-    const middle = (TOP + HEIGHT - BOTTOM) / 2;
-    svg.append(svgElement("text", { x: 12, y: middle, "text-anchor": "middle", ...FONT,
-      transform: `rotate(-90 12 ${middle})` }, yTitle));
-    const py = (y) => HEIGHT - BOTTOM - ((y - yMin) / (yMax - yMin)) * (HEIGHT - TOP - BOTTOM);
-    for (const y of [yMin, (yMin + yMax) / 2, yMax]) {
-      svg.append(svgElement("text", { x: LEFT - 6, y: py(y) + 4, "text-anchor": "end", ...FONT }, format(y, ".2g")));
-    }
-    return py;
+  function chartWidth(svg) {
+    const column = svg.parentNode.clientWidth;
+    return column > 0 ? Math.max(NARROWEST, Math.min(WIDEST, Math.floor(column))) : WIDEST;
   }
 
-  // A legend entry in the band under the title: a swatch (bar or line) and its label.
-  function legendEntry(svg, x, swatch, label) {
-    svg.append(swatch(x, 24));
-    svg.append(svgElement("text", { x: x + 18, y: 33, ...FONT }, label));
+  // A chart: its title, a legend wrapped into rows under it, the frame, the axis titles and
+  // the y ticks. legend: [swatch(x, y), label] pairs. Returns the frame and a y-to-pixel map.
+  function chart(svg, title, legend, xTitle, yTitle, yMin, yMax, ticks) {
+    svg.replaceChildren();
+    const width = chartWidth(svg);
+    svg.append(svgElement("text", { x: width / 2, y: 14, "text-anchor": "middle", ...FONT, "data-role": "title" }, title));
+    let x = LEFT + 8, row = 0;
+    for (const [swatch, label] of legend) {
+      const words = svgElement("text", { ...FONT }, label);
+      svg.append(words);
+      const room = 18 + words.getComputedTextLength();
+      if (x > LEFT + 8 && x + room > width - RIGHT) { x = LEFT + 8; row += 1; }
+      svg.append(swatch(x, 24 + ROW * row));
+      words.setAttribute("x", x + 18);
+      words.setAttribute("y", 33 + ROW * row);
+      x += room + 24;
+    }
+    const top = 52 + ROW * row, height = top + PLOT_HEIGHT + BOTTOM;
+    for (const [name, value] of [["viewBox", `0 0 ${width} ${height}`], ["width", width], ["height", height]]) {
+      svg.setAttribute(name, value);
+    }
+    const frame = { left: LEFT, right: width - RIGHT, top, bottom: top + PLOT_HEIGHT, width, height };
+    svg.append(svgElement("rect", { x: LEFT, y: top, width: frame.right - LEFT, height: PLOT_HEIGHT,
+      fill: "none", stroke: INK, "stroke-opacity": 0.6 }));
+    svg.append(svgElement("text", { x: (LEFT + frame.right) / 2, y: height - 4, "text-anchor": "middle", ...FONT }, xTitle));
+    const middle = (top + frame.bottom) / 2;
+    svg.append(svgElement("text", { x: 12, y: middle, "text-anchor": "middle", ...FONT,
+      transform: `rotate(-90 12 ${middle})` }, yTitle));
+    const py = (y) => frame.bottom - ((y - yMin) / (yMax - yMin)) * PLOT_HEIGHT;
+    for (const y of ticks) {
+      svg.append(svgElement("text", { x: LEFT - 6, y: py(y) + 4, "text-anchor": "end", ...FONT }, format(y, ".2g")));
+    }
+    return { frame, py };
   }
 
   // x-hat(x) and x-hat(a*x), coordinate by coordinate, on one fixed scale per vector
@@ -125,79 +145,82 @@
   function drawBars(svg, x, largest, s, scale, eps, hatch) {
     const limit = HEADROOM * largest;
     const yMin = x.some((v) => v < 0) ? -limit : 0;
-    const py = panel(svg, `eps = ${format(eps, ".6g")}: max difference ${format(s.maxDifference, ".3g")}`, "coordinate i",
-      "x-hat_i (before the gain)", yMin, limit);
-    const defs = svgElement("defs", {});
-    const pattern = svgElement("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse",
-      patternTransform: "rotate(45)" });
-    pattern.append(svgElement("rect", { width: 6, height: 6, fill: "white" }),
-      svgElement("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: ORANGE, "stroke-width": 2 }));
-    defs.append(pattern);
-    svg.append(defs);
     const series = [
-      { name: "x", values: s.normalized, fill: BLUE, stroke: "black", label: "x-hat(x)" },
+      { name: "x", values: s.normalized, fill: BLUE, stroke: INK, label: "x-hat(x)" },
       { name: "ax", values: s.scaledNormalized, fill: `url(#${hatch})`, stroke: ORANGE,
         label: `x-hat(a·x), a = ${format(scale, ".3g")}` },
     ];
-    const step = (WIDTH - LEFT - RIGHT) / x.length, barWidth = Math.min(0.4 * step, 40);
-    svg.append(svgElement("line", { x1: LEFT, x2: WIDTH - RIGHT, y1: py(0), y2: py(0), stroke: GREY }));
+    const legend = series.map((bar) => [
+      (lx, ly) => svgElement("rect", { x: lx, y: ly, width: 12, height: 12, fill: bar.fill, stroke: bar.stroke }),
+      bar.label,
+    ]);
+    const defs = svgElement("defs", {});
+    const pattern = svgElement("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse",
+      patternTransform: "rotate(45)" });
+    pattern.append(svgElement("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: ORANGE, "stroke-width": 2 }));
+    defs.append(pattern);
+    const { frame, py } = chart(svg, `eps = ${format(eps, ".6g")}: max difference ${format(s.maxDifference, ".3g")}`,
+      legend, "coordinate i", "x-hat_i (before the gain)", yMin, limit, [yMin, (yMin + limit) / 2, limit]);
+    svg.prepend(defs);
+    const step = (frame.right - frame.left) / x.length, barWidth = Math.min(0.4 * step, 40);
+    svg.append(svgElement("line", { x1: frame.left, x2: frame.right, y1: py(0), y2: py(0), stroke: INK,
+      "stroke-opacity": 0.6 }));
     series.forEach((bar, k) => {
       bar.values.forEach((value, i) => {
-        const centre = LEFT + (i + 0.5) * step + (k - 0.5) * barWidth;
+        const centre = frame.left + (i + 0.5) * step + (k - 0.5) * barWidth;
         svg.append(svgElement("rect", { x: centre - barWidth / 2, width: barWidth,
           y: Math.min(py(value), py(0)), height: Math.abs(py(value) - py(0)), fill: bar.fill, stroke: bar.stroke,
           "data-role": "bar", "data-series": bar.name, "data-index": i, "data-value": value }));
       });
-      legendEntry(svg, LEFT + 8 + k * 150,
-        (lx, ly) => svgElement("rect", { x: lx, y: ly, width: 12, height: 12, fill: bar.fill, stroke: bar.stroke }),
-        bar.label);
     });
     x.forEach((_, i) => {
-      svg.append(svgElement("text", { x: LEFT + (i + 0.5) * step, y: HEIGHT - BOTTOM + 14, "text-anchor": "middle",
+      svg.append(svgElement("text", { x: frame.left + (i + 0.5) * step, y: frame.bottom + 14, "text-anchor": "middle",
         ...FONT }, String(i)));
     });
   }
 
-  // mean(x-hat^2) against log10(RMS of the input), with a marker at a*x. Past either end of
-  // the axis the marker becomes a triangle at that edge, pointing the way, and says so.
+  // mean(x-hat^2) against log10(RMS of the input), with a marker at a*x. The y axis runs a
+  // little past 0 and 1, so the marker is always drawn where it is, on the curve. Past either
+  // end of the RMS axis the marker becomes a triangle at that edge, pointing the way, and says so.
   function drawCurve(svg, window, eps, s) {
     const [logMin, logMax] = window.map(Math.log10);
-    const px = (logRms) => LEFT + ((logRms - logMin) / (logMax - logMin)) * (WIDTH - LEFT - RIGHT);
-    const py = panel(svg, "where a·x sits on the curve", "RMS of the input (log scale)", "mean of x-hat squared", 0, 1);
+    const logRms = Math.log10(s.scaledRms);
+    const offAxis = logRms < logMin ? "left" : logRms > logMax ? "right" : null;
+    const direction = offAxis === "left" ? -1 : 1;
+    const where = offAxis ? `, off the axis to the ${offAxis}` : "";
+    const swatch = offAxis
+      ? (lx, ly) => svgElement("polygon", { fill: INK,
+          points: `${lx + 6 + 6 * direction},${ly + 6} ${lx + 6 - 6 * direction},${ly} ${lx + 6 - 6 * direction},${ly + 12}` })
+      : (lx, ly) => svgElement("path", { d: `M${lx},${ly}l12,12m-12,0l12,-12`, stroke: INK, "stroke-width": 3 });
+    const legend = [
+      [(lx, ly) => svgElement("line", { x1: lx, x2: lx + 12, y1: ly + 6, y2: ly + 6, stroke: BLUE, "stroke-width": 2 }),
+        `eps = ${format(eps, ".6g")}`],
+      [swatch, `a·x: RMS ${format(s.scaledRms, ".3g")}${where}`],
+    ];
+    const { frame, py } = chart(svg, "where a·x sits on the curve", legend, "RMS of the input (log scale)",
+      "mean of x-hat squared", -0.06, 1.06, [0, 0.5, 1]);
+    const px = (value) => frame.left + ((value - logMin) / (logMax - logMin)) * (frame.right - frame.left);
     let path = "";
     for (let i = 0; i <= 180; i++) {
-      const logRms = logMin + ((logMax - logMin) * i) / 180;
-      const y = normalize([Math.pow(10, logRms)], eps)[0] ** 2;
-      path += (i ? "L" : "M") + px(logRms).toFixed(1) + "," + py(y).toFixed(1);
+      const value = logMin + ((logMax - logMin) * i) / 180;
+      const y = normalize([Math.pow(10, value)], eps)[0] ** 2;
+      path += (i ? "L" : "M") + px(value).toFixed(1) + "," + py(y).toFixed(1);
     }
     svg.append(svgElement("path", { d: path, fill: "none", stroke: BLUE, "stroke-width": 2 }));
     for (let e = Math.ceil(logMin); e <= logMax; e += 3) {
-      svg.append(svgElement("text", { x: px(e), y: HEIGHT - BOTTOM + 14, "text-anchor": "middle", ...FONT }, "1e" + e));
+      svg.append(svgElement("text", { x: px(e), y: frame.bottom + 14, "text-anchor": "middle", ...FONT }, "1e" + e));
     }
-    const logRms = Math.log10(s.scaledRms);
-    const offAxis = logRms < logMin ? "left" : logRms > logMax ? "right" : null;
     // an off-axis triangle sits just inside the frame, clear of the tick labels on both axes
-    const inset = offAxis ? 12 * (offAxis === "left" ? 1 : -1) : 0;
+    const inset = offAxis ? 12 * direction * -1 : 0;
     const cx = px(Math.min(logMax, Math.max(logMin, logRms))) + inset;
-    const cy = Math.min(HEIGHT - BOTTOM - 9, Math.max(TOP + 9, py(s.scaledNormalizedMeanSquare)));
+    const cy = py(s.scaledNormalizedMeanSquare);
     const data = { "data-role": "marker", "data-rms": s.scaledRms, "data-mean-square": s.scaledNormalizedMeanSquare,
-      "data-off-axis": offAxis || "", fill: "black" };
-    const direction = offAxis === "left" ? -1 : 1;
-    const marker = offAxis
+      "data-off-axis": offAxis || "", fill: INK };
+    svg.append(offAxis
       ? svgElement("polygon", { ...data, points: `${cx + 9 * direction},${cy} ${cx - 3 * direction},${cy - 7} `
           + `${cx - 3 * direction},${cy + 7}` })
       : svgElement("path", { ...data, d: `M${cx - 6},${cy - 6}L${cx + 6},${cy + 6}M${cx - 6},${cy + 6}L${cx + 6},${cy - 6}`,
-          stroke: "black", "stroke-width": 3 });
-    svg.append(marker);
-    legendEntry(svg, LEFT + 8,
-      (lx, ly) => svgElement("line", { x1: lx, x2: lx + 12, y1: ly + 6, y2: ly + 6, stroke: BLUE, "stroke-width": 2 }),
-      `eps = ${format(eps, ".6g")}`);
-    const where = offAxis ? `, off the axis to the ${offAxis}` : "";
-    const swatch = offAxis
-      ? (lx, ly) => svgElement("polygon", { points: `${lx + 6 + 6 * direction},${ly + 6} ${lx + 6 - 6 * direction},${ly} `
-          + `${lx + 6 - 6 * direction},${ly + 12}` })
-      : (lx, ly) => svgElement("path", { d: `M${lx},${ly}l12,12m-12,0l12,-12`, stroke: "black", "stroke-width": 3 });
-    legendEntry(svg, LEFT + 108, swatch, `a·x: RMS ${format(s.scaledRms, ".3g")}${where}`);
+          stroke: INK, "stroke-width": 3 }));
   }
 
   function init(root) {
@@ -235,10 +258,16 @@
       drawCurve(curveSvg, config.rms_window, eps, s);
     }
     for (const control of Object.values(controls)) control.addEventListener("input", update);
+    root.querySelector("fieldset").disabled = false;  // without this script the controls stay off, and say why
     root.querySelector("[data-role='static-figure']").hidden = true;
     for (const svg of [barsSvg, curveSvg]) svg.removeAttribute("hidden");  // an SVG element has no .hidden property
     root.dataset.ready = "true";
     update();
+    // drawn again whenever the column's width changes (a phone turned, a page revealed)
+    let drawnFor = barsSvg.parentNode.clientWidth;
+    new ResizeObserver(() => {
+      if (barsSvg.parentNode.clientWidth !== drawnFor) { drawnFor = barsSvg.parentNode.clientWidth; update(); }
+    }).observe(barsSvg.parentNode);
   }
 
   function start() { document.querySelectorAll(".rmsnorm-explorer").forEach(init); }

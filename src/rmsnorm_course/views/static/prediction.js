@@ -266,10 +266,8 @@
     panel.className = "prediction-progress";
     panel.setAttribute("role", "region");
     panel.setAttribute("aria-label", "Your predictions");
-    panel.style.cssText = "display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; margin: 0.6em 0;";
     const count = document.createElement("span");
-    count.className = "prediction-count";
-    count.setAttribute("aria-live", "polite");
+    count.className = "prediction-count";  // not a live region: each box's verdict is the one thing announced
     const download = button("Download my answers", function () {
       const link = document.createElement("a");
       link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
@@ -285,6 +283,7 @@
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelectorAll(".prediction-variant, .prediction-another").forEach((part) => { part.hidden = true; });
         box.querySelector("input.prediction-input").value = "";
+        box.querySelector("input.prediction-input").dispatchEvent(new Event("input"));
         box.querySelector("details.prediction-answer").open = false;
         show(box, null);
       });
@@ -292,8 +291,8 @@
       updateProgress();
     });
     const note = document.createElement("span");
+    note.className = "prediction-note";
     note.textContent = "(kept in this browser only)";
-    note.style.opacity = "0.75";
     const aside = document.createElement("span");
     aside.className = "prediction-set-aside";
     aside.textContent = "Some saved answers could not be read and were set aside; the rest are kept.";
@@ -423,7 +422,6 @@
     const words = SHARED.variants, area = document.createElement("div");
     area.className = "prediction-variant";
     area.hidden = true;
-    area.style.cssText = "border-top: 1px dashed currentColor; margin-top: 0.6em; padding-top: 0.4em;";
     area.innerHTML = '<p class="prediction-variant-count"></p><p class="prediction-variant-question"></p>' +
       '<div class="prediction-figure"></div><form class="prediction-form"><input class="prediction-variant-input" type="text" autocomplete="off" spellcheck="false">' +
       '<button type="submit"></button></form><p role="status" aria-live="polite" class="prediction-variant-verdict"></p><div class="prediction-more"></div>';
@@ -517,7 +515,41 @@
       if (practice) practice.offer();
       if (figure) figure.reveal();
     }
+    const group = box.querySelector("[role='radiogroup']");
+    if (group) radios(box, group, input, data);
     box.dataset.ready = "true";
+  }
+
+  // A choice's options are a radio group: choosing one types its letter, and what is typed
+  // (a letter, or an option's words) checks the option it reads as. Arrow keys move, Enter checks.
+  function radios(box, group, input, data) {
+    const options = Array.from(group.querySelectorAll("[role='radio']"));
+    function mark() {
+      const reading = READ.choice(typed(input.value), data.kind);
+      const chosen = reading instanceof Found ? null : options[reading.value];
+      options.forEach((option) => {
+        option.setAttribute("aria-checked", String(option === chosen));
+        option.tabIndex = option === (chosen || options[0]) ? 0 : -1;
+      });
+    }
+    function choose(option) {
+      input.value = option.dataset.letter;
+      mark();
+      option.focus();
+    }
+    options.forEach((option, i) => {
+      option.addEventListener("click", () => choose(option));
+      option.addEventListener("keydown", (event) => {
+        const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+        if (step) choose(options[(i + step + options.length) % options.length]);
+        else if (event.key === " ") choose(option);
+        else if (event.key === "Enter") box.querySelector(":scope > form").requestSubmit();
+        else return;
+        event.preventDefault();
+      });
+    });
+    input.addEventListener("input", mark);
+    mark();
   }
 
   function start() {
