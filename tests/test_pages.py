@@ -12,7 +12,7 @@ import pytest
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import cost as cost_study
 from rmsnorm_course.studies import evidence, modern
-from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_blocks, predict, training, what_next
+from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
 from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
@@ -30,6 +30,7 @@ MODULES = {  # page -> how its values are made (cost is timed, and read by its o
     "training": lambda m: m.values(),
     "modern-gains": lambda m: m.values(),
     "modern-blocks": lambda m: m.values(),
+    "modern-kernels": lambda m: m.values(),
     "precision": lambda m: m.values(),
     "what-next": lambda m: m.values(len(EXERCISES)),
 }
@@ -81,7 +82,7 @@ def test_the_training_guard_holds_the_held_out_claim_to_its_threshold(monkeypatc
 def test_the_partial_rms_guard_stops_rows_that_are_no_harder_than_normal_ones(monkeypatch):
     monkeypatch.setattr(modern, "partial_rms_by_kind", lambda: dict.fromkeys(modern.ROW_KINDS, 0.03))
     with pytest.raises(UnsupportedClaim, match="far worse"):
-        modern_blocks.values()
+        modern_kernels.values()
 
 
 def test_the_evidence_guard_stops_a_failed_check(monkeypatch):

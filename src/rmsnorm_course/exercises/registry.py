@@ -1114,7 +1114,7 @@ def _qk_logit_bound(width) -> Solution:
     )
 
 
-# --- RMSNorm in today's models: blocks, kernels and estimates (modern-blocks.md) ------------------
+# --- RMSNorm in today's models: where the norms sit (modern-blocks.md) ---------------------------
 
 
 GROWTH = {  # the slope of log RMS against log depth each option names
@@ -1152,6 +1152,9 @@ def _sandwich_growth() -> Solution:
         f"0, 4 and {modern.DEPTH} blocks.",
         detail=f"A log-log slope of {exponent:.2f}, near the square root's 0.5: each block adds a mean square of one.",
     )
+
+
+# --- RMSNorm in today's models: kernels and estimates (modern-kernels.md) ---------------------------
 
 
 FORMATS = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "float64": 8, "int8": 1}  # bytes a number

@@ -1,5 +1,4 @@
-"""RMSNorm in today's models, blocks, kernels and estimates: where the norms sit, sandwich norms, fused kernels,
-and the partial RMS."""
+"""RMSNorm in today's models, where the norms sit: the arrangements of today's models, and sandwich norms."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import modern
-from ..roofline import roofline
 from . import holds
 
 
@@ -21,15 +19,6 @@ def values() -> SimpleNamespace:
         )
         holds(relative.max() < 0.15, f"{arrangement} follows its reference")
     holds(depth.growth_exponent("post-norm") < 0.05, "post-norm stays at one")
-    unfused, fused = modern.KERNELS
-    roof = roofline()
-    holds(fused.intensity() < roof.ridge, "both kernels sit on the sloped part of the roof")
-    partial = modern.partial_rms()
-    holds(all(0.01 <= partial.error(w) < 0.1 for w in modern.LLAMA_WIDTHS), "a few per cent at LLaMA's widths")
-    holds(all(np.all(np.diff(e) <= 0) for e in partial.median_error.values()), "the error falls as the share grows")
-    kinds = modern.partial_rms_by_kind()
-    gaussian = kinds[next(iter(kinds))]
-    holds(max(kinds.values()) > 5 * gaussian, "heavy tails and outliers are far worse than independent normals")
     return SimpleNamespace(
         depth=modern.DEPTH,
         width=modern.STREAM_WIDTH,
@@ -44,14 +33,4 @@ def values() -> SimpleNamespace:
         post_end=f"{depth.stream_rms['post-norm'][-1]:.2f}",
         exponent_pre=f"{depth.growth_exponent('pre-norm'):.2f}",
         exponent_sandwich=f"{depth.growth_exponent('sandwich'):.2f}",
-        kernels=modern.KERNELS,
-        roof=roof,
-        saving=f"{unfused.bytes_per_element() / fused.bytes_per_element():.2f}",
-        share=f"{modern.SHARE:.2%}",
-        widths=", ".join(str(w) for w in modern.LLAMA_WIDTHS),
-        errors=", ".join(f"{partial.error(w):.1%}" for w in modern.LLAMA_WIDTHS),
-        partial=partial,
-        kinds=kinds,
-        read=modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0]),
-        first_width=modern.LLAMA_WIDTHS[0],
     )

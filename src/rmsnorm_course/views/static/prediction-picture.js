@@ -8,7 +8,7 @@
   "use strict";
   if (window.rmsnormPicture) return;
   const NS = "http://www.w3.org/2000/svg";
-  const W = 560, H = 230, LEFT = 56, RIGHT = 24, TOP = 18, BASE = 168;  // the drawing's frame, viewBox units
+  const W = 400, H = 230, LEFT = 44, RIGHT = 24, TOP = 18, BASE = 168;  // the drawing's frame, viewBox units: narrow, so text stays legible on a phone
   const CX = W / 2, CY = 108, R = 80;  // the circle of an angle axis
 
   function el(name, attributes, parent) {
@@ -67,7 +67,7 @@
 
     const marker = el("g", { class: "prediction-marker", tabindex: 0, role: "slider", focusable: "true" }, svg);
     el("circle", { r: 11, fill: "var(--pst-color-primary, #0969da)", "fill-opacity": 0.25, stroke: "var(--pst-color-primary, #0969da)", "stroke-width": 3 }, marker);
-    text("your guess", { y: -18, "text-anchor": "middle", "font-size": 13, fill: "currentColor" }, marker);
+    text("your guess", { y: -18, "text-anchor": "middle", "font-size": 14, fill: "currentColor" }, marker);
     marker.setAttribute("aria-label", "Your guess: " + axis.label);
     marker.setAttribute("aria-valuemin", String(axis.low));
     marker.setAttribute("aria-valuemax", String(axis.high));
@@ -136,7 +136,7 @@
     for (const [name, value] of picture.marks || []) {
       const at = x(s.at(value));
       el("line", { x1: at, y1: TOP + 20, x2: at, y2: BASE, stroke: colour, "stroke-dasharray": "3 3" }, group);
-      text(name, { x: at, y: TOP + 14, "text-anchor": "middle", "font-size": 12, fill: colour }, group);
+      text(name, { x: at, y: TOP + 14, "text-anchor": "middle", "font-size": 13, fill: colour }, group);
     }
     const at = x(s.at(data.answer));
     el("line", { x1: at, y1: TOP, x2: at, y2: BASE, stroke: colour, "stroke-width": 2.5 }, group);
