@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import page_with_errors, show_every_answer
-from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore
+from rmsnorm_course.views.explorer import EPS_CHOICES, TINY, VECTORS, WORKED, explore
 
 SCALE_EXPONENTS = (-4.0, -1.5, 0.0, 1.0, 2.37, 4.0)
 
@@ -75,7 +75,7 @@ def test_the_marker_moves_with_the_scale(explorer_page):
     page, _ = explorer_page
     positions = []
     for exponent in (-4.0, 0.0, 2.0):
-        set_controls(page, "worked example [3, 4]", exponent, 1e-5)
+        set_controls(page, WORKED, exponent, 1e-5)
         box = page.locator(".rmsnorm-explorer [data-role='marker']").bounding_box()
         positions.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
     xs = [x for x, _ in positions]
@@ -112,7 +112,7 @@ def test_the_bars_of_a_x_shrink_as_a_x_falls_below_sqrt_eps(explorer_page):
     page, _ = explorer_page
     heights = []
     for exponent in (0.0, -2.0, -4.0):
-        set_controls(page, "worked example [3, 4]", exponent, 1e-2)
+        set_controls(page, WORKED, exponent, 1e-2)
         heights.append(bars(page, "ax").evaluate_all("els => els.map(e => e.getBBox().height)"))
     unchanged = bars(page, "x").evaluate_all("els => els.map(e => e.getBBox().height)")
     assert heights[0][1] > heights[1][1] > heights[2][1]
@@ -122,9 +122,9 @@ def test_the_bars_of_a_x_shrink_as_a_x_falls_below_sqrt_eps(explorer_page):
 @pytest.mark.parametrize(
     ("vector", "exponent", "side"),
     [
-        ("worked example [3, 4]", 4.0, "right"),
-        ("tiny [0.0003, 0.0004]", -4.0, "left"),
-        ("worked example [3, 4]", 0.0, ""),
+        (WORKED, 4.0, "right"),
+        (TINY, -4.0, "left"),
+        (WORKED, 0.0, ""),
     ],
 )
 def test_a_marker_past_the_axis_says_so(explorer_page, vector, exponent, side):

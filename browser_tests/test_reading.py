@@ -27,6 +27,7 @@ from conftest import ROOT, page_with_errors, show_every_answer
 from rmsnorm_course.exercises.feedback import reference
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.views import figures
+from rmsnorm_course.views.explorer import TINY, WORKED
 
 PAGES = ["book/index"] + [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 WIDTHS = (390, 1280)
@@ -201,9 +202,9 @@ def test_the_explorer_s_charts_hold_their_text_at_any_setting(browser, server, w
     root.scroll_into_view_if_needed()
     page.wait_for_selector(".rmsnorm-explorer[data-ready='true']")
     settings = [
-        ("worked example [3, 4]", "0", "1e-05"),
-        ("worked example [3, 4]", "4", "0.0"),  # off the axis to the right: the longest legend
-        ("tiny [0.0003, 0.0004]", "-4", "0.01"),  # off to the left
+        (WORKED, "0", "1e-05"),
+        (WORKED, "4", "0.0"),  # off the axis to the right: the longest legend
+        (TINY, "-4", "0.01"),  # off to the left
         ("activation row (d = 8, seed 0)", "-1.43", "1e-06"),
     ]
     for vector, exponent, eps in settings:

@@ -6,6 +6,8 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
+from rmsnorm_course.studies.precision import ulps_off
+
 
 def exact_rms_norm(row, gain=None, eps: float = 0.0, dtype=np.float64) -> np.ndarray:
     """g * x / sqrt(mean(x**2) + eps) for one row, each input taken exactly, rounded once at the end."""
@@ -20,7 +22,6 @@ def exact_rms_norm(row, gain=None, eps: float = 0.0, dtype=np.float64) -> np.nda
 
 
 def ulps_apart(got: np.ndarray, exact: np.ndarray) -> float:
-    """The largest distance between ``got`` and ``exact`` in units of ``exact``'s last place."""
-    got, exact = np.asarray(got), np.asarray(exact, dtype=got.dtype)
-    spacing = np.spacing(np.abs(exact).astype(got.dtype))
-    return float(np.max(np.abs(got.astype(np.float64) - exact.astype(np.float64)) / spacing.astype(np.float64)))
+    """The largest distance between ``got`` and ``exact`` in units of the last place, by the package's one measure."""
+    got = np.asarray(got)
+    return float(np.max(ulps_off(np.atleast_1d(got), np.atleast_1d(np.asarray(exact, dtype=np.float64)))))

@@ -1,4 +1,4 @@
-"""BatchNorm and LayerNorm baselines, and the Rust chapter's history table."""
+"""BatchNorm and LayerNorm baselines, and the seed fixture's history table."""
 
 from __future__ import annotations
 

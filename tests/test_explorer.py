@@ -14,7 +14,9 @@ from rmsnorm_course.views.explorer import (
     RMS_WINDOW,
     SCALE_MAX,
     SCALE_MIN,
+    TINY,
     VECTORS,
+    WORKED,
     bar_limit,
     explore,
     normalized_mean_square_curve,
@@ -64,9 +66,9 @@ def test_bar_limit_is_the_largest_coordinate_over_the_rms(vector):
 
 def test_off_axis_names_the_edge_a_x_lies_beyond():
     low, high = RMS_WINDOW
-    assert explore("worked example [3, 4]", SCALE_MAX, 1e-5).off_axis == "right"  # RMS 3.5e4 > 1e3
-    assert explore("tiny [0.0003, 0.0004]", SCALE_MIN, 1e-5).off_axis == "left"  # RMS 3.5e-8 < 1e-6
-    assert explore("worked example [3, 4]", 1.0, 1e-5).off_axis is None
+    assert explore(WORKED, SCALE_MAX, 1e-5).off_axis == "right"  # RMS 3.5e4 > 1e3
+    assert explore(TINY, SCALE_MIN, 1e-5).off_axis == "left"  # RMS 3.5e-8 < 1e-6
+    assert explore(WORKED, 1.0, 1e-5).off_axis is None
     for vector in VECTORS:
         for scale in (SCALE_MIN, 1.0, SCALE_MAX):
             state = explore(vector, scale, 0.0)

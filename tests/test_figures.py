@@ -20,7 +20,7 @@ from rmsnorm_course.studies import cost, evidence, geometry, modern, precision, 
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views import figures
-from rmsnorm_course.views.explorer import explore
+from rmsnorm_course.views.explorer import TINY, WORKED, explore
 
 
 @pytest.mark.parametrize(
@@ -104,9 +104,7 @@ def test_follow_one_vector_reads_at_page_width_with_an_arrow_from_x_to_x_hat():
     assert len(downward) == 1 and any(t.get_text() == "x times 1/rms" for t in ax.texts)
 
 
-@pytest.mark.parametrize(
-    ("vector", "scale", "side"), [("worked example [3, 4]", 1e4, "right"), ("tiny [0.0003, 0.0004]", 1e-4, "left")]
-)
+@pytest.mark.parametrize(("vector", "scale", "side"), [(WORKED, 1e4, "right"), (TINY, 1e-4, "left")])
 def test_explorer_figure_puts_an_off_axis_marker_on_its_edge_and_says_so(vector, scale, side):
     state = explore(vector, scale, 1e-5)
     curve = figures.explorer_figure(state).axes[1]
@@ -228,7 +226,7 @@ def every_figure():
     small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
     return {
         "normalized mean square": figures.normalized_mean_square_figure(),
-        "explorer": figures.explorer_figure(explore("tiny [0.0003, 0.0004]", 1e-4, 1e-5)),
+        "explorer": figures.explorer_figure(explore(TINY, 1e-4, 1e-5)),
         "activations": figures.activation_histograms(activation_comparison()),
         "eps placement": figures.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
         "pre-norm block": figures.pre_norm_block_figure(),
@@ -324,3 +322,18 @@ def test_the_gradient_figure_shows_both_arrows_the_first_under_the_second():
                      if isinstance(p, FancyArrowPatch))  # fmt: skip
     assert first.get_linewidth() >= 2 * second.get_linewidth()  # the one drawn later lies on top, narrower
     np.testing.assert_allclose(first._posA_posB, second._posA_posB, atol=1e-12)  # the same arrow, as the text says
+
+
+def test_importing_the_figures_leaves_matplotlib_s_settings_alone():
+    """The style is set where a figure is drawn: a notebook that imports the module keeps its own settings."""
+    import subprocess
+    import sys
+
+    code = (
+        "import matplotlib; matplotlib.rcParams['font.size'] = 17; before = dict(matplotlib.rcParams);"
+        "import rmsnorm_course.views.figures as f; assert dict(matplotlib.rcParams) == before;"
+        "fig = f.gain_decay_figure(__import__('rmsnorm_course.studies.modern', fromlist=['x']).gain_decay());"
+        "print(fig.axes[0].xaxis.label.get_fontsize(), matplotlib.rcParams['font.size'])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["10.0", "17.0"]  # the figure in its own style, the notebook's left as it was

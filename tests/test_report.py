@@ -1,4 +1,4 @@
-"""The evidence report: every value of the Rust chapter printed with six decimals, exit status from the checks."""
+"""The evidence report: every value of the seed fixture printed with six decimals, exit status from the checks."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):
     assert "[FAIL] bitwise replay" in capsys.readouterr().out
 
 
-# The tape section: the Rust chapter's gradients reached by reverse mode. 12 nodes = 2 leaves (x, g),
+# The tape section: the seed fixture's gradients reached by reverse mode. 12 nodes = 2 leaves (x, g),
 # 2 constants (eps, -0.5) and 8 operations (x*x, mean, + eps, log, * -0.5, exp, * x, * g).
 TAPE_LINES = [
     "Tape: the worked example from primitives, gradients by reverse mode (12 nodes)",

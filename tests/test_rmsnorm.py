@@ -1,4 +1,4 @@
-"""The reference RMSNorm: the Rust chapter's values, the precision policy, every boundary."""
+"""The reference RMSNorm: the seed fixture's values, the precision policy, every boundary."""
 
 from __future__ import annotations
 

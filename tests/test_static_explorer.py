@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 from highprecision import ulps_apart
 
 from rmsnorm_course import rms_norm
-from rmsnorm_course.views.explorer import EPS_CHOICES, VECTORS, explore, readout_rows
+from rmsnorm_course.views.explorer import EPS_CHOICES, TINY, VECTORS, explore, readout_rows
 from rmsnorm_course.views.static_explorer import CHECK_SETTINGS, static_explorer_html
 from rmsnorm_course.views.widgets import ScaleExplorer
 
@@ -62,7 +62,7 @@ def test_the_fragment_carries_data_not_code_and_explains_the_live_version(fragme
 
 
 def test_a_starting_state_is_respected():
-    state = explore("tiny [0.0003, 0.0004]", 1000.0, 1e-2)
+    state = explore(TINY, 1000.0, 1e-2)
     soup = BeautifulSoup(static_explorer_html(state), "html.parser")
     assert soup.select_one("[data-control='vector'] option[selected]")["value"] == state.vector
     assert float(soup.select_one("[data-control='scale']")["value"]) == pytest.approx(3.0)

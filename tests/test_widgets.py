@@ -7,7 +7,7 @@ import numpy as np
 from rmsnorm_course import rms_norm
 from rmsnorm_course.core.format import fmt
 from rmsnorm_course.studies.thresholds import ROUNDING
-from rmsnorm_course.views.explorer import VECTORS
+from rmsnorm_course.views.explorer import TINY, VECTORS
 from rmsnorm_course.views.widgets import ScaleExplorer, readout_rows
 
 
@@ -21,10 +21,10 @@ def test_default_readouts_show_the_worked_example():
 
 def test_moving_the_controls_updates_the_readouts():
     explorer = ScaleExplorer()
-    explorer.vector.value = "tiny [0.0003, 0.0004]"
+    explorer.vector.value = TINY
     explorer.scale.value = 1000.0
     explorer.eps.value = 1e-2
-    x = np.array(VECTORS["tiny [0.0003, 0.0004]"])
+    x = np.array(VECTORS[TINY])
     assert fmt(rms_norm(1000.0 * x, eps=1e-2)) in explorer.readouts.value
     assert fmt(rms_norm(x, eps=1e-2)) in explorer.readouts.value
     difference = np.max(np.abs(rms_norm(1000.0 * x, eps=1e-2) - rms_norm(x, eps=1e-2)))

@@ -100,7 +100,7 @@ def scale_card(label: str, x=INPUT, eps: float = DEFAULT_EPS, factor: float = SC
 
 
 def scale_cards() -> tuple[ScaleCard, ScaleCard, ScaleCard]:
-    """The Rust chapter's three cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
+    """The seed fixture's three scale cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
     return (
         scale_card("ideal", INPUT, IDEAL_EPS),
         scale_card("production", INPUT, DEFAULT_EPS),

@@ -26,12 +26,15 @@ def _feature_vector(width: int = 8, seed: int = 0) -> tuple[float, ...]:
     return tuple(np.random.default_rng(seed).normal(size=width).round(3).tolist())
 
 
-VECTORS: dict[str, tuple[float, ...]] = {
-    "worked example [3, 4]": INPUT,
-    "tiny [0.0003, 0.0004]": TINY_INPUT,
-    "activation row (d = 8, seed 0)": _feature_vector(),
-}
-START_VECTOR = "worked example [3, 4]"
+def _label(name: str, values: tuple[float, ...]) -> str:
+    """A menu entry that shows its vector: written from the vector, never typed beside it."""
+    return f"{name} [{', '.join(f'{v:g}' for v in values)}]"
+
+
+WORKED, TINY = _label("worked example", INPUT), _label("tiny", TINY_INPUT)  # the menu's names for the two vectors
+ACTIVATION_ROW = "activation row (d = 8, seed 0)"
+VECTORS: dict[str, tuple[float, ...]] = {WORKED: INPUT, TINY: TINY_INPUT, ACTIVATION_ROW: _feature_vector()}
+START_VECTOR = WORKED
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,30 @@ from contextvars import ContextVar
 from itertools import pairwise
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.rcParams.update({"svg.hashsalt": "rmsnorm-course", "figure.dpi": 100, "font.size": 10})
+from ..core.format import binary_size
+from ..core.reference import DEFAULT_EPS
+from ..exercises.feedback import Outcome
+from ..exercises.gradebook import ExerciseTally
+from ..studies.comparison import ActivationComparison, PlacementCurves
+from ..studies.cost import BACKWARD, FORWARD, SizeSweep
+from ..studies.evidence import Primary
+from ..studies.geometry import Geometry, GradientPicture
+from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms
+from ..studies.precision import Sweep
+from ..studies.roofline import Roofline
+from ..studies.training import Run
+from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve
+from .report import fmt
+
+# The figures' own style, set where a figure is drawn and saved, never on import: a notebook
+# that imports this module keeps its own matplotlib settings.
+STYLE = {"figure.dpi": 100, "font.size": 10}
 SMALLEST_TEXT = 9  # points: no text in any figure is smaller (12.5 px at the figures' 100 dpi)
 WIDEST = 9.2  # inches, as saved (cropped to the ink): the page's 670 px column at 1280 px shows it at 0.73 of its size
 # A phone's column is 358 px at 390 px: a figure drawn 4.6 inches wide, cropped to its ink, is shown at
@@ -33,26 +55,6 @@ PHONE_WIDTH = 4.6  # inches
 PHONE_WIDEST = 4.9  # inches, as saved: labels outside the axes may widen it a little
 PHONE_SCREEN = "screen and (max-width: 800px)"  # where the page shows the phone drawing (never in print)
 
-import matplotlib.pyplot as plt  # noqa: E402  (after the rcParams that make output reproducible)
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-from ..core.format import binary_size  # noqa: E402
-from ..core.reference import DEFAULT_EPS  # noqa: E402
-from ..exercises.feedback import Outcome  # noqa: E402
-from ..exercises.gradebook import ExerciseTally  # noqa: E402
-from ..studies.comparison import ActivationComparison, PlacementCurves  # noqa: E402
-from ..studies.cost import BACKWARD, FORWARD, SizeSweep  # noqa: E402
-from ..studies.evidence import Primary  # noqa: E402
-from ..studies.geometry import Geometry, GradientPicture  # noqa: E402
-from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms  # noqa: E402
-from ..studies.precision import Sweep  # noqa: E402
-from ..studies.roofline import Roofline  # noqa: E402
-from ..studies.training import Run  # noqa: E402
-from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve  # noqa: E402
-from .report import fmt  # noqa: E402
 
 # A colour-blind-safe palette (Okabe and Ito), always paired with a line style.
 BLUE, ORANGE, GREEN, PURPLE, GREY = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
@@ -74,8 +76,20 @@ def png_bytes(fig: Figure, cropped: bool = False) -> bytes:
     ``cropped``: cut to its ink, as a notebook shows a figure.
     """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None}, bbox_inches="tight" if cropped else None)
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buffer, format="png", metadata={"Software": None}, bbox_inches="tight" if cropped else None)
     return buffer.getvalue()
+
+
+def styled(draw: Callable[..., Figure]) -> Callable[..., Figure]:
+    """``draw``, run in the figures' style."""
+
+    @functools.wraps(draw)
+    def in_style(*args, **kwargs) -> Figure:
+        with matplotlib.rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    return in_style
 
 
 _PHONE: ContextVar[bool] = ContextVar("phone", default=False)  # drawing the phone's version
@@ -124,6 +138,7 @@ class PageFigure(Figure):
 
 def _for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
     """``draw`` returns its page-width figure, which can draw its phone version with the same arguments."""
+    draw = styled(draw)
 
     @functools.wraps(draw)
     def page_width(*args, **kwargs) -> Figure:
@@ -813,6 +828,7 @@ def post_norm_and_model_figure() -> Figure:
     return fig
 
 
+@styled
 def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
     """Per exercise, the share of a class's files in each outcome (right, right so far, wrong, not answered,
     unreadable): where predictions fail."""

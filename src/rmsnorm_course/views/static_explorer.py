@@ -25,6 +25,7 @@ from .explorer import (
     SCALE_MAX,
     SCALE_MIN,
     START_VECTOR,
+    TINY,
     VECTORS,
     ExplorerState,
     bar_limit,
@@ -37,8 +38,8 @@ SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "explorer.js"  
 CHECK_SETTINGS = (
     (START_VECTOR, SCALE_FACTOR, DEFAULT_EPS),
     (START_VECTOR, 1e-4, 0.0),
-    ("tiny [0.0003, 0.0004]", SCALE_FACTOR, DEFAULT_EPS),
-    ("tiny [0.0003, 0.0004]", 1e4, 1e-2),
+    (TINY, SCALE_FACTOR, DEFAULT_EPS),
+    (TINY, 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
 )
 NEEDS_SCRIPT = (
