@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import yaml
+from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
 
 from conftest import ROOT, SCREENSHOTS
@@ -31,7 +31,6 @@ from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
 
-CHAPTER = [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 PAGES = ["book/index", *CHAPTER]
 LAB_READY_SECONDS = 180
 RUN_ALL_MS = 240_000

@@ -6,12 +6,11 @@ will scroll (6,000 px at 1280 px, every answer shown, the review page's folds cl
 from __future__ import annotations
 
 import pytest
-import yaml
+from book_pages import PAGES
 
-from conftest import ROOT, page_with_errors, show_every_answer
+from conftest import page_with_errors, show_every_answer
 from rmsnorm_course.views import figures
 
-PAGES = ["book/index"] + [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 WIDTHS = (390, 1280)
 SMALLEST_PX = 9  # the least text size a reader should have to read, in CSS pixels
 LONGEST_PX = 6000  # at 1280 px

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 from axe_playwright_python.sync_playwright import Axe
+from book_pages import PAGES
 
-from conftest import ROOT, SCREENSHOTS
+from conftest import SCREENSHOTS
 
-PAGES = ["book/index"] + [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 PAGES_WITH_MATH = {"book/formula", "book/scale-and-epsilon", "book/backward", "book/boundaries", "book/in-the-model"}
 
 

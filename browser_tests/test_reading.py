@@ -20,16 +20,15 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 from axe_playwright_python.sync_playwright import Axe
+from book_pages import PAGES
 
-from conftest import ROOT, page_with_errors, show_every_answer
+from conftest import page_with_errors, show_every_answer
 from rmsnorm_course.exercises.feedback import reference
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED
 
-PAGES = ["book/index"] + [entry["file"] for entry in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
 WIDTHS = (390, 1280)
 MODES = ("light", "dark")
 TOUCH_PX = 44

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+from book_pages import PAGES
 from bs4 import BeautifulSoup
 
 from rmsnorm_course.core.format import fmt
@@ -23,8 +23,7 @@ HTML = ROOT / "_build" / "html"
 
 
 def toc_pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"]] + [entry["file"] for entry in toc.get("chapters", [])]
+    return list(PAGES)
 
 
 @pytest.fixture(scope="module")
@@ -175,23 +174,6 @@ def test_every_exercise_is_asked_on_exactly_one_chapter_page():
 def test_the_registry_lists_the_exercises_in_the_order_the_chapter_asks_them():
     asked = [found for page in chapter_pages() for found in PREDICTION_CALL.findall((ROOT / f"{page}.md").read_text())]
     assert list(EXERCISES) == asked
-
-
-RETRACTED = {
-    "book/history": ["at the price of one statistic", "reproduces its evidence"],
-    "book/boundaries": ["Each refusal raises its own subclass"],
-    "book/exercises": ["Every page of this chapter asked you to predict"],
-    "book/implementation": ["as LLaMA's reference code does"],
-    "book/precision": ["for each decade"],
-    "book/follow-one-vector": ["The three vector states are told apart"],
-}
-
-
-@pytest.mark.parametrize("page", list(RETRACTED))
-def test_corrected_claims_do_not_come_back(pages, page):
-    text = text_of(pages[page])
-    for claim in RETRACTED[page]:
-        assert claim not in text
 
 
 def test_the_boundaries_page_counts_requests_and_the_boundaries_they_meet(pages):
