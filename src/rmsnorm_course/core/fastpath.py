@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .checks import check_values, checked_request, compute_dtype, output_dtype, require_finite_rows
+from .checks import check_values, checked_request, output_dtype, require_finite_rows
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
@@ -117,14 +117,13 @@ def rms_norm_blocked(
             return y
     callers_gain = gain
     x, gain, eps = checked_request(x, gain, eps)
-    callers_gain = None if callers_gain is None else gain
     out = _checked_out(out, x, callers_gain)
     result = out if out.flags.c_contiguous else np.empty(x.shape, out.dtype)
-    width = x.shape[-1]
+    width, working = x.shape[-1], gain.dtype
     if not x.size:
         return out
-    working = x.dtype if callers_gain is None and x.dtype.char in "fd" else compute_dtype(x.dtype)
-    factor = _Factor(callers_gain, working, eps, width)
+    scale = None if callers_gain is None else gain  # no gain: the factor is 1/RMS alone
+    factor = _Factor(scale, working, eps, width)
     sources, targets = x.reshape(-1, width), result.reshape(-1, width)
     with np.errstate(all="ignore"):  # a row that overflows or underflows is found below and redone
         totals = _scale_blocks(sources, targets, factor, rows_per_block(x, working, block_bytes))
@@ -133,7 +132,7 @@ def rms_norm_blocked(
             check_values(x, eps)  # raises, naming the row, if the reference would
             rows = sources[careful].astype(working, copy=False)
             redone = normalize(rows, eps)[2]
-            targets[careful] = redone if callers_gain is None else redone * callers_gain
+            targets[careful] = redone if scale is None else redone * scale
     if result is not out:
         np.copyto(out, result)
     return out
