@@ -108,7 +108,7 @@ def test_public_functions_on_a_large_input_agree_with_the_reference():
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.bool_])
-@pytest.mark.parametrize("shape", [(1, 5), (37, 64), (3, 11, 130), (2, 2000)])
+@pytest.mark.parametrize("shape", [(1, 5), (37, 64), (3, 11, 130), (2, 2000), (7, fastpath.FOLD_WIDTH)])
 def test_forward_matches_the_reference_to_a_few_ulps(dtype, shape):
     x, gain, _ = random_case(shape, dtype)
     fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
@@ -154,13 +154,25 @@ def test_float16_rows_whose_squares_overflow_come_out_as_the_reference():
     np.testing.assert_array_equal(fast[7], np.ones(32, dtype=np.float16))
 
 
+@pytest.mark.parametrize("width", [16, fastpath.FOLD_WIDTH])  # 1/RMS and the gain apart, and joined
 @pytest.mark.parametrize("gain_scale", [1e-36, 1e30, 0.0])
-def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale):
-    x = np.random.default_rng(3).standard_normal((30, 16)).astype(np.float32) * 1e18
-    gain = np.linspace(0.5, 1.5, 16) * gain_scale
+def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale, width):
+    x = np.random.default_rng(3).standard_normal((30, width)).astype(np.float32) * 1e18
+    gain = np.linspace(0.5, 1.5, width) * gain_scale
     gain[3] = 1.0  # one ordinary coordinate beside the extreme ones
     fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
     reference = reference_output(x, gain)
+    nonzero = reference != 0
+    assert ulps_apart(fast[nonzero], reference[nonzero]) <= 6 and np.array_equal(fast == 0, reference == 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("eps", [EPS, 1e-30])
+def test_extreme_rows_with_a_gain_joined_to_1_over_rms_match_the_reference(dtype, eps):
+    x = np.tile(extreme_rows(dtype), (1, fastpath.FOLD_WIDTH // 24 + 1))
+    gain = np.random.default_rng(6).uniform(0.5, 1.5, x.shape[-1])
+    fast = fastpath.rms_norm_blocked(x, gain, eps, block_bytes=SMALL_BLOCKS)
+    reference = reference_output(x, gain, eps)
     nonzero = reference != 0
     assert ulps_apart(fast[nonzero], reference[nonzero]) <= 6 and np.array_equal(fast == 0, reference == 0)
 

@@ -36,8 +36,9 @@ from .checks import check_values, checked_request, output_dtype, require_finite_
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
-CHUNK = 4096  # elements summed in the input's dtype before the sum moves to float64 (float32: about an ulp)
+CHUNK = 256  # elements summed by one dot product; the chunks' sums are added in float64
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
+FOLD_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS times the gain as fast as a plain product
 CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
 BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
 
@@ -216,9 +217,9 @@ def _scale_blocks(sources: np.ndarray, targets: np.ndarray, factor: _Factor, ste
     totals = np.empty(rows)  # float64: the range test after the last block reads them
     step = min(step, rows)
     inverse = np.empty(step, working)
-    scratch = np.empty((step, sources.shape[-1]), working)
-    converted = None if sources.dtype == working else np.empty_like(scratch)
-    written = None if targets.dtype == working else np.empty_like(scratch)
+    scratch = factor.scratch(step)
+    converted = None if sources.dtype == working else np.empty((step, sources.shape[-1]), working)
+    written = None if targets.dtype == working else np.empty((step, sources.shape[-1]), working)
     for span in _blocks(rows, step):
         n = span.stop - span.start
         block = sources[span]
@@ -227,7 +228,7 @@ def _scale_blocks(sources: np.ndarray, targets: np.ndarray, factor: _Factor, ste
             np.copyto(block, sources[span], casting="unsafe")
         total = row_sums(block, totals[span], factor.shift)
         into = targets[span] if written is None else written[:n]
-        factor.scale(block, total, inverse[:n], scratch[:n], into)
+        factor.scale(block, total, inverse[:n], scratch, into)
         if written is not None:
             np.copyto(targets[span], into, casting="unsafe")
     return totals
@@ -253,29 +254,44 @@ def row_sums(block: np.ndarray, into: np.ndarray, plus: float = 0.0) -> np.ndarr
 
 
 class _Factor:
-    """The per-row factor sqrt(d / (S + d*eps)) joined with the gain, and the range in which it is safe.
+    """The per-row factor 1/RMS = sqrt(d / (S + d*eps)), the gain, and the range of S + d*eps they are safe in.
 
     With S a row's sum of squares and d the width, 1/RMS = 1/sqrt(S/d + eps) =
     sqrt(d / (S + d*eps)), computed in float64 and rounded once to the working dtype.
-    A row may take it when S + d*eps is finite, at least d times the reference's safe
-    floor (no digits lost to underflow), and 1/RMS times every nonzero gain is a
-    normal number: ``low <= S + d*eps <= high``; ``_outside`` finds the rows that are not.
+    Rows at least ``FOLD_WIDTH`` wide join 1/RMS and the gain into one block-sized
+    factor, so the block is scaled in one multiplication; narrower rows are scaled by
+    1/RMS and then by the gain laid out as a block (``np.tile``), since numpy
+    multiplies by a column of per-row numbers at half speed, and builds the joined
+    factor no faster, for rows narrower than that.
+
+    A row may take this arithmetic when S + d*eps is finite, at least d times the
+    reference's safe floor (no digits lost to underflow), and, where 1/RMS and the
+    gain are joined, 1/RMS times every nonzero gain is a normal number:
+    ``low <= S + d*eps <= high``; ``_outside`` finds the rows that are not.
     """
 
     def __init__(self, gain: np.ndarray | None, dtype: np.dtype, eps: float, width: int):
         self.gain, self.dtype, self.width = gain, dtype, width
         self.shift = width * eps
-        self.low, self.high = _safe_totals(dtype, width, gain)
+        self.fold = gain is not None and width >= FOLD_WIDTH
+        self.low, self.high = _safe_totals(dtype, width, gain if self.fold else None)
 
-    def scale(self, block: np.ndarray, total: np.ndarray, inverse: np.ndarray, scratch: np.ndarray, into: np.ndarray):
-        """``into = block * factor`` in one multiplication, from each row's S + d*eps in ``total``.
+    def scratch(self, rows: int) -> np.ndarray | None:
+        """What ``scale`` works in: room for the joined factor, the tiled gain, or nothing."""
+        if self.gain is None:
+            return None
+        return np.empty((rows, self.width), self.dtype) if self.fold else np.tile(self.gain, (rows, 1))
 
-        ``inverse`` receives 1/RMS in the working dtype, rounded once from float64.
-        """
+    def scale(self, block: np.ndarray, total: np.ndarray, inverse: np.ndarray, scratch, into: np.ndarray) -> None:
+        """``into = block * 1/RMS * gain`` from each row's S + d*eps in ``total``; ``inverse`` receives 1/RMS."""
         column = np.sqrt(np.divide(self.width, total), out=inverse, casting="same_kind")[:, None]
-        if self.gain is not None:
-            column = np.multiply(column, self.gain, out=scratch)
-        np.multiply(block, column, out=into)
+        n = len(block)
+        if self.fold:
+            np.multiply(block, np.multiply(column, self.gain, out=scratch[:n]), out=into)
+        else:
+            np.multiply(block, column, out=into)
+            if scratch is not None:
+                np.multiply(into, scratch[:n], out=into)
 
 
 def _safe_totals(dtype: np.dtype, width: int, gain: np.ndarray | None) -> tuple[float, float]:
