@@ -2,8 +2,9 @@
 # `make lab` opens the chapter in JupyterLab. Each creates .venv and installs
 # requirements.txt into it the first time.
 
+# Another Python gets its own environment: make test PYTHON=python3.12 VENV=.venv-3.12
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser

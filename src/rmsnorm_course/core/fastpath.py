@@ -36,7 +36,7 @@ from .checks import check_values, checked_request, output_dtype, require_finite_
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
-CHUNK = 256  # elements summed by one dot product; the chunks' sums are added in float64
+CHUNK = 1024  # elements summed by one dot product; the chunks' sums are added in float64
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
 FOLD_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS times the gain as fast as a plain product
 CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
@@ -112,7 +112,7 @@ def rms_norm_blocked(
     is more than one block), except that an ``out`` whose rows are not contiguous in
     memory is staged through one full copy.
     """
-    if _ordinary(x, gain, eps) and x.nbytes <= block_bytes and x.shape[-1] <= CHUNK and _fits(out, x, gain):
+    if _ordinary(x, gain, eps) and x.nbytes <= block_bytes and _fits(out, x, gain):
         y = _one_block(x, gain, eps, out)
         if y is not None:
             return y
@@ -169,7 +169,10 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
     floor, _, biggest = _limits(dtype)
     shift, low = width * eps, width * floor
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an infinite sum, found below
-        sums = np.vecdot(x, x)
+        if width <= CHUNK:
+            sums = np.vecdot(x, x)
+        else:
+            sums = row_sums(x.reshape(-1, width), np.empty(x.size // width)).reshape(x.shape[:-1])
         if gain is not None and not math.isfinite(np.vecdot(gain, gain)):
             return None
     if x.size <= FEW_ROWS * width:
