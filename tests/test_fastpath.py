@@ -15,6 +15,7 @@ from rmsnorm_course.core.reference import gradients
 
 EPS = 1e-5
 SMALL_BLOCKS = 4096  # bytes: a few rows per block, so every test crosses many block edges
+ONE_ROW = 1  # bytes: a block of one row, so that 40 rows are enough blocks to be given a block of scratch
 
 
 def reference_output(x, gain=None, eps=EPS):
@@ -111,10 +112,11 @@ def test_public_functions_on_a_large_input_agree_with_the_reference():
 @pytest.mark.parametrize("shape", [(1, 5), (37, 64), (3, 11, 130), (2, 2000), (7, fastpath.FOLD_WIDTH)])
 def test_forward_matches_the_reference_to_a_few_ulps(dtype, shape):
     x, gain, _ = random_case(shape, dtype)
-    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
     reference = reference_output(x, gain)
-    assert fast.dtype == reference.dtype and fast.shape == reference.shape
-    assert ulps_apart(fast, reference) <= 6
+    for block_bytes in (SMALL_BLOCKS, ONE_ROW):
+        fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes)
+        assert fast.dtype == reference.dtype and fast.shape == reference.shape
+        assert ulps_apart(fast, reference) <= 6
 
 
 def extreme_rows(dtype):
@@ -155,12 +157,13 @@ def test_float16_rows_whose_squares_overflow_come_out_as_the_reference():
 
 
 @pytest.mark.parametrize("width", [16, fastpath.FOLD_WIDTH])  # 1/RMS and the gain apart, and joined
+@pytest.mark.parametrize("block_bytes", [SMALL_BLOCKS, ONE_ROW])  # no scratch, and a block of it
 @pytest.mark.parametrize("gain_scale", [1e-36, 1e30, 0.0])
-def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale, width):
-    x = np.random.default_rng(3).standard_normal((30, width)).astype(np.float32) * 1e18
+def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale, block_bytes, width):
+    x = np.random.default_rng(3).standard_normal((40, width)).astype(np.float32) * 1e18
     gain = np.linspace(0.5, 1.5, width) * gain_scale
     gain[3] = 1.0  # one ordinary coordinate beside the extreme ones
-    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
+    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes)
     reference = reference_output(x, gain)
     nonzero = reference != 0
     assert ulps_apart(fast[nonzero], reference[nonzero]) <= 6 and np.array_equal(fast == 0, reference == 0)

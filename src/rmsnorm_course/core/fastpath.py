@@ -39,6 +39,7 @@ from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 CHUNK = 1024  # elements summed by one dot product; the chunks' sums are added in float64
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
 FOLD_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS times the gain as fast as a plain product
+SCRATCH_SHARE = 32  # blocks: an input of fewer gets no block of scratch, which would be over 1/32 of its output
 CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
 BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
 
@@ -124,10 +125,11 @@ def rms_norm_blocked(
     if not x.size:
         return out
     scale = None if callers_gain is None else gain  # no gain: the factor is 1/RMS alone
-    factor = _Factor(scale, working, eps, width)
     sources, targets = x.reshape(-1, width), result.reshape(-1, width)
+    step = rows_per_block(x, working, block_bytes)
+    factor = _Factor(scale, working, eps, width, room=len(sources) >= SCRATCH_SHARE * step)
     with np.errstate(all="ignore"):  # a row that overflows or underflows is found below and redone
-        totals = _scale_blocks(sources, targets, factor, rows_per_block(x, working, block_bytes))
+        totals = _scale_blocks(sources, targets, factor, step)
         careful = _outside(totals, factor.low, factor.high)
         if careful is not None:
             check_values(x, eps)  # raises, naming the row, if the reference would
@@ -265,7 +267,9 @@ class _Factor:
     factor, so the block is scaled in one multiplication; narrower rows are scaled by
     1/RMS and then by the gain laid out as a block (``np.tile``), since numpy
     multiplies by a column of per-row numbers at half speed, and builds the joined
-    factor no faster, for rows narrower than that.
+    factor no faster, for rows narrower than that. Either takes a block of scratch,
+    so only an input of at least ``SCRATCH_SHARE`` blocks (``room``) gets one; a
+    smaller one is scaled by 1/RMS, then by the gain as it is.
 
     A row may take this arithmetic when S + d*eps is finite, at least d times the
     reference's safe floor (no digits lost to underflow), and, where 1/RMS and the
@@ -273,15 +277,15 @@ class _Factor:
     ``low <= S + d*eps <= high``; ``_outside`` finds the rows that are not.
     """
 
-    def __init__(self, gain: np.ndarray | None, dtype: np.dtype, eps: float, width: int):
-        self.gain, self.dtype, self.width = gain, dtype, width
+    def __init__(self, gain: np.ndarray | None, dtype: np.dtype, eps: float, width: int, room: bool = True):
+        self.gain, self.dtype, self.width, self.room = gain, dtype, width, room
         self.shift = width * eps
-        self.fold = gain is not None and width >= FOLD_WIDTH
+        self.fold = gain is not None and room and width >= FOLD_WIDTH
         self.low, self.high = _safe_totals(dtype, width, gain if self.fold else None)
 
     def scratch(self, rows: int) -> np.ndarray | None:
         """What ``scale`` works in: room for the joined factor, the tiled gain, or nothing."""
-        if self.gain is None:
+        if self.gain is None or not self.room:
             return None
         return np.empty((rows, self.width), self.dtype) if self.fold else np.tile(self.gain, (rows, 1))
 
@@ -293,8 +297,8 @@ class _Factor:
             np.multiply(block, np.multiply(column, self.gain, out=scratch[:n]), out=into)
         else:
             np.multiply(block, column, out=into)
-            if scratch is not None:
-                np.multiply(into, scratch[:n], out=into)
+            if self.gain is not None:
+                np.multiply(into, self.gain if scratch is None else scratch[:n], out=into)
 
 
 def _safe_totals(dtype: np.dtype, width: int, gain: np.ndarray | None) -> tuple[float, float]:
