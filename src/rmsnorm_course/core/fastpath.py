@@ -346,18 +346,14 @@ def rms_norm_backward_blocked(
     x, gain, eps = checked_request(x, gain, eps)
     width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
     grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width, working)
-    in_place = dtype == working
-    if in_place:
-        np.copyto(grad_x, grad_output)
-    inputs = x.reshape(-1, width)
-    upstreams = (grad_x if in_place else grad_output).reshape(-1, width)
-    targets = grad_x.reshape(-1, width)
+    in_place = dtype == working  # each block's gradient is written straight into grad_x
+    inputs, upstreams, targets = (array.reshape(-1, width) for array in (x, grad_output, grad_x))
 
     step = rows_per_block(x, working, block_bytes)
     product, factor = np.empty((step, width), working), np.empty((step, width), working)
-    sums = np.empty(step)
+    sums, inverse = np.empty(step), np.empty(step, working)
     converted_x = None if x.dtype == working else np.empty((step, width), working)
-    converted_up = None if in_place or grad_output.dtype == working else np.empty((step, width), working)
+    converted_up = None if grad_output.dtype == working else np.empty((step, width), working)
     scratch = None if in_place else np.empty((step, width), working)
     in_range = _InRange(gain)
 
@@ -372,7 +368,8 @@ def rms_norm_backward_blocked(
             upstream = _in_dtype(upstreams[rows], working, converted_up)
             n = len(block)
             result = targets[rows] if in_place else scratch[:n]
-            inverse_rms = (1 / np.sqrt(row_sums(block, sums[:n]) / width + eps)).astype(working)
+            totals = row_sums(block, sums[:n], width * eps)
+            inverse_rms = np.sqrt(np.divide(width, totals), out=inverse[:n], casting="same_kind")
             np.multiply(upstream, block, out=product[:n])
             through_gain = product[:n] @ gain
             if in_range(inverse_rms) and np.isfinite(through_gain).all():
@@ -380,8 +377,7 @@ def rms_norm_backward_blocked(
                 projection = inverse_rms * through_gain / width  # mean(u * x-hat)
                 np.multiply(inverse_rms[:, None], gain, out=factor[:n])
                 np.multiply(upstream, factor[:n], out=result)  # r * u
-                np.multiply(block, inverse_rms[:, None], out=product[:n])  # x-hat
-                np.multiply(product[:n], (inverse_rms * projection)[:, None], out=product[:n])
+                np.multiply(block, (inverse_rms * inverse_rms * projection)[:, None], out=product[:n])
                 np.subtract(result, product[:n], out=result)  # r * (u - x-hat * projection)
             else:
                 check_once()  # raises, naming the row, if the reference would
