@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -401,3 +402,34 @@ def test_blocks_hold_as_many_rows_as_fit_and_at_least_one():
     assert fastpath.rows_per_block(x, float32, fastpath.BLOCK_BYTES) == fastpath.BLOCK_BYTES // row
     assert fastpath.rows_per_block(x, float32, 3 * row - 1) == 2
     assert fastpath.rows_per_block(x, float32, 256) == 1  # the tests' tiny blocks still work
+
+
+# --- the block size, from the cache the machine reports ------------------------------------
+
+
+def test_cache_sizes_are_read_as_linux_writes_them():
+    assert fastpath.size_in_bytes("512K\n") == 512 * 1024
+    assert fastpath.size_in_bytes("16M") == 16 * 1024 * 1024
+    assert fastpath.size_in_bytes("32768") == 32768
+    assert fastpath.size_in_bytes("unknown") is None
+
+
+def test_a_block_is_twice_one_cores_l2_cache_within_its_range():
+    low, high = fastpath.BLOCK_RANGE
+    assert fastpath.block_bytes(512 * 1024) == 1024 * 1024
+    assert fastpath.block_bytes(2 * 1024 * 1024) == 4 * 1024 * 1024
+    assert fastpath.block_bytes(32 * 1024) == low  # a block below this costs more in calls than it saves
+    assert fastpath.block_bytes(1 << 30) == high
+    assert fastpath.block_bytes(0) == 1024 * 1024  # a machine that reports no cache
+
+
+def test_the_l2_cache_is_the_one_linux_describes():
+    caches = Path("/sys/devices/system/cpu/cpu0/cache")
+    sizes = [
+        int((index / "size").read_text().strip().rstrip("K")) * 1024
+        for index in caches.glob("index*")
+        if (index / "level").read_text().strip() == "2" and (index / "type").read_text().strip() != "Instruction"
+    ]
+    if not sizes:
+        pytest.skip("this machine describes no level-2 cache under /sys")
+    assert fastpath.cache_bytes(2) == sizes[0]

@@ -44,7 +44,10 @@ CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make ben
 BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
 
 
-def _size_in_bytes(text: str) -> int | None:
+CACHES = "/sys/devices/system/cpu/cpu0/cache"  # where Linux describes the first core's caches
+
+
+def size_in_bytes(text: str) -> int | None:
     """``"512K"`` -> 524288, as the kernel writes cache sizes under /sys."""
     text = text.strip().upper()
     factor = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
@@ -63,10 +66,10 @@ def cache_bytes(level: int = 2) -> int | None:
         size = 0
     if size > 0:
         return size
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+    for index in sorted(Path(CACHES).glob("index*")):
         try:
             if int((index / "level").read_text()) == level and (index / "type").read_text().strip() != "Instruction":
-                return _size_in_bytes((index / "size").read_text())
+                return size_in_bytes((index / "size").read_text())
         except (OSError, ValueError):
             continue
     return None

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..core.fastpath import CACHES, size_in_bytes
 from ..core.format import binary_size
 from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
 from .formulas import layer_norm_formula, layer_norm_formula_backward, rms_norm_formula, rms_norm_formula_backward
@@ -98,14 +99,8 @@ def median_seconds(
 
 def last_level_cache() -> int | None:
     """The largest cache this machine reports, in bytes, or None where it reports none."""
-    sizes = []
-    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
-        text = entry.read_text().strip().upper()
-        factor = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
-        digits = text.rstrip("KMG")
-        if digits.isdigit():
-            sizes.append(int(digits) * factor)
-    return max(sizes) if sizes else None
+    sizes = [size_in_bytes(entry.read_text()) for entry in Path(CACHES).glob("index*/size")]
+    return max((size for size in sizes if size), default=None)
 
 
 def batch_bytes(cache: int | None = None) -> int:
