@@ -9,6 +9,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
+# The training experiment's seeded runs are kept here, so the book's build, its notebook
+# tests and the unit tests, run side by side, train them once (studies/training.py).
+export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
+
 .PHONY: book test test-package test-e2e test-browser lab lint report grade grade-class bench baseline clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.

@@ -14,8 +14,12 @@ training is full-batch Adam, so two runs give the same curves to the last bit.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -191,5 +195,56 @@ def train(variant: str, setup: Setup = Setup()) -> Run:
 
 @functools.cache  # the page and its prediction box ask for the same seeded runs
 def experiment(setup: Setup = Setup()) -> dict[str, Run]:
-    """All three variants on the same data from the same initial weights."""
-    return {variant: train(variant, setup) for variant in VARIANTS}
+    """All three variants on the same data from the same initial weights.
+
+    The runs are seeded, so two processes draw them alike. Where the environment
+    variable ``RMSNORM_COURSE_CACHE`` names a folder (``make`` names ``_build/studies``),
+    they are kept there, under a name made from the setup and the source of every
+    module they run: the book's build, its notebook tests and the unit tests, which
+    ``make test`` runs side by side, then train once between them.
+    """
+    folder = os.environ.get(CACHE_VARIABLE)
+    if not folder:
+        return {variant: train(variant, setup) for variant in VARIANTS}
+    path = Path(folder) / f"training-{_fingerprint(setup)}.npz"
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return {variant: _unpacked(variant, stored) for variant in VARIANTS}
+    except (OSError, KeyError, ValueError):  # not there yet, or unreadable: train, and keep the runs
+        runs = {variant: train(variant, setup) for variant in VARIANTS}
+        _keep(path, runs)
+        return runs
+
+
+CACHE_VARIABLE = "RMSNORM_COURSE_CACHE"
+_FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
+
+
+def _fingerprint(setup: Setup) -> str:
+    """The setup, numpy's version and the source of the package's core and of the studies the runs use."""
+    package = Path(__file__).resolve().parents[1]
+    sources = sorted((package / "core").glob("*.py")) + [package / "studies" / name for name in _STUDIES]
+    digest = hashlib.sha256(f"{setup!r} numpy {np.__version__}".encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+_STUDIES = ("training.py", "formulas.py", "threads.py")
+
+
+def _unpacked(variant: str, stored) -> Run:
+    fields = {field: stored[f"{variant}/{field}"] for field in _FIELDS}
+    return Run(variant, **{**fields, "held_out_loss": float(fields["held_out_loss"])})
+
+
+def _keep(path: Path, runs: dict[str, Run]) -> None:
+    """Written whole under a temporary name, then renamed: a reader sees all of the file or none of it."""
+    arrays = {f"{name}/{field}": np.asarray(getattr(run, field)) for name, run in runs.items() for field in _FIELDS}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as handle:
+            np.savez(handle, **arrays)
+        os.replace(handle.name, path)
+    except OSError:  # a folder that cannot be written only means training again next time
+        pass
