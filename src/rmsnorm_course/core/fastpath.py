@@ -188,7 +188,7 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
         if not all(low <= total <= biggest for total in totals):  # False on NaN
             return None
         inverse = [math.sqrt(width / total) for total in totals]
-        inverse = inverse[0] if x.ndim == 1 else np.array(inverse, dtype).reshape(*x.shape[:-1], 1)
+        inverse = inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*x.shape[:-1], 1)
     else:
         totals = np.add(sums, shift, dtype=np.float64)
         if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= biggest):
