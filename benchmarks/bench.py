@@ -36,7 +36,7 @@ from types import ModuleType
 import numpy as np
 
 from rmsnorm_course import rms_norm, rms_norm_backward
-from rmsnorm_course.core import fastpath
+from rmsnorm_course.core import fastpath, machine
 from rmsnorm_course.core.format import binary_size
 from rmsnorm_course.studies import cost
 from rmsnorm_course.studies.cost import (
@@ -236,7 +236,7 @@ def large_cases(targets: Targets, torch, kernels: list[Kernel], repeats: int) ->
 
 def block_sweep(repeats: int) -> None:
     """The large float32 batch into out, with blocks of half to eight L2 caches, as ratios to a copy."""
-    cache = fastpath.cache_bytes(2)
+    cache = machine.cache_bytes(2)
     rng = np.random.default_rng(0)
     x = rng.standard_normal(LARGE).astype(np.float32)
     gain = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32)
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
     threads = {k: os.environ.get(k, "unset") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"torch {torch.__version__ + ' (1 thread)' if torch else 'not installed: its rows are left out'}")
-    cache, block = binary_size(fastpath.cache_bytes(2) or 0), binary_size(fastpath.BLOCK_BYTES)
+    cache, block = binary_size(machine.cache_bytes(2) or 0), binary_size(fastpath.BLOCK_BYTES)
     print(f"threads {threads}; L2 per core {cache}, block {block}")
     try:
         commits = args.against if args.against is not None else [commit_before_the_kernel_changed(), FASTEST_BEFORE]

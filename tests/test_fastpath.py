@@ -12,6 +12,7 @@ from highprecision import ulps_apart
 from rmsnorm_course import RMSNorm, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core import errors, fastpath
 from rmsnorm_course.core.checks import validated, validated_upstream
+from rmsnorm_course.core.machine import cache_bytes, size_in_bytes
 from rmsnorm_course.core.reference import gradients
 
 EPS = 1e-5
@@ -408,10 +409,10 @@ def test_blocks_hold_as_many_rows_as_fit_and_at_least_one():
 
 
 def test_cache_sizes_are_read_as_linux_writes_them():
-    assert fastpath.size_in_bytes("512K\n") == 512 * 1024
-    assert fastpath.size_in_bytes("16M") == 16 * 1024 * 1024
-    assert fastpath.size_in_bytes("32768") == 32768
-    assert fastpath.size_in_bytes("unknown") is None
+    assert size_in_bytes("512K\n") == 512 * 1024
+    assert size_in_bytes("16M") == 16 * 1024 * 1024
+    assert size_in_bytes("32768") == 32768
+    assert size_in_bytes("unknown") is None
 
 
 def test_a_block_is_twice_one_cores_l2_cache_within_its_range():
@@ -432,4 +433,4 @@ def test_the_l2_cache_is_the_one_linux_describes():
     ]
     if not sizes:
         pytest.skip("this machine describes no level-2 cache under /sys")
-    assert fastpath.cache_bytes(2) == sizes[0]
+    assert cache_bytes(2) == sizes[0]

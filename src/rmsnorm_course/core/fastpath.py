@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from .checks import check_values, checked_request, output_dtype, require_finite_rows
 from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
+from .machine import cache_bytes
 from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
 
 # Elements summed by one dot product, by itemsize; the chunks' sums are added in float64. Measured
@@ -45,37 +44,6 @@ FOLD_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS times 
 SCRATCH_SHARE = 32  # blocks: an input of fewer gets no block of scratch, which would be over 1/32 of its output
 CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
 BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
-
-
-CACHES = "/sys/devices/system/cpu/cpu0/cache"  # where Linux describes the first core's caches
-
-
-def size_in_bytes(text: str) -> int | None:
-    """``"512K"`` -> 524288, as the kernel writes cache sizes under /sys."""
-    text = text.strip().upper()
-    factor = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
-    digits = text.rstrip("KMG")
-    return int(digits) * factor if digits.isdigit() else None
-
-
-def cache_bytes(level: int = 2) -> int | None:
-    """One core's data cache at ``level``, in bytes, as the machine reports it; None where it reports none.
-
-    Asks the C library first (``os.sysconf``), then Linux's /sys.
-    """
-    try:
-        size = os.sysconf(f"SC_LEVEL{level}_CACHE_SIZE" if level > 1 else "SC_LEVEL1_DCACHE_SIZE")
-    except (ValueError, OSError, AttributeError):  # a name this system does not know, or no sysconf at all
-        size = 0
-    if size > 0:
-        return size
-    for index in sorted(Path(CACHES).glob("index*")):
-        try:
-            if int((index / "level").read_text()) == level and (index / "type").read_text().strip() != "Instruction":
-                return size_in_bytes((index / "size").read_text())
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 def block_bytes(cache: int | None = None) -> int:

@@ -14,13 +14,12 @@ import time
 import tracemalloc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.fastpath import CACHES, size_in_bytes
 from ..core.format import binary_size
+from ..core.machine import last_level_cache
 from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
 from .formulas import layer_norm_formula, layer_norm_formula_backward, rms_norm_formula, rms_norm_formula_backward
 
@@ -95,12 +94,6 @@ def median_seconds(
 ) -> dict[str, float]:
     """Median wall time of one call of each run (``timings``, summed up by its medians)."""
     return timings(runs, repeats, warmup, number).medians()
-
-
-def last_level_cache() -> int | None:
-    """The largest cache this machine reports, in bytes, or None where it reports none."""
-    sizes = [size_in_bytes(entry.read_text()) for entry in Path(CACHES).glob("index*/size")]
-    return max((size for size in sizes if size), default=None)
 
 
 def batch_bytes(cache: int | None = None) -> int:
