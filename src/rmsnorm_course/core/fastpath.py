@@ -87,7 +87,7 @@ def rms_norm_blocked(
     is more than one block), except that an ``out`` whose rows are not contiguous in
     memory is staged through one full copy.
     """
-    if _ordinary(x, gain, eps) and x.nbytes <= block_bytes and _fits(out, x, gain):
+    if _ordinary(x, gain, eps) and x.nbytes <= block_bytes and (out is None or _fits(out, x, gain)):
         y = _one_block(x, gain, eps, out)
         if y is not None:
             return y
@@ -142,20 +142,22 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
     safe range, sends the request to the full path, which checks and words it.
     """
     width, dtype = x.shape[-1], x.dtype
-    floor, _, biggest = _limits(dtype)
+    floor, biggest, chunk = _ORDINARY[dtype.char]
     shift, low = width * eps, width * floor
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an infinite sum, found below
-        if width <= CHUNK[dtype.itemsize]:
+        if width <= chunk:
             sums = np.vecdot(x, x)
         else:
             sums = row_sums(x.reshape(-1, width), np.empty(x.size // width)).reshape(x.shape[:-1])
         if gain is not None and not math.isfinite(np.vecdot(gain, gain)):
             return None
     if x.size <= FEW_ROWS * width:
-        totals = [total + shift for total in sums.ravel().tolist()]
-        if not all(low <= total <= biggest for total in totals):  # False on NaN
-            return None
-        inverse = [math.sqrt(width / total) for total in totals]
+        inverse = []
+        for total in sums.ravel().tolist():
+            total += shift
+            if not low <= total <= biggest:  # False on NaN
+                return None
+            inverse.append(math.sqrt(width / total))
         inverse = inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*x.shape[:-1], 1)
     else:
         totals = np.add(sums, shift, dtype=np.float64)
@@ -302,6 +304,12 @@ def _limits(dtype: np.dtype) -> tuple[float, float, float]:
     """The reference's safe floor for a mean square, and the smallest normal and largest finite ``dtype`` values."""
     info = np.finfo(dtype)
     return safe_floor(dtype), float(info.tiny), float(info.max)
+
+
+# What _one_block looks up for float32 and float64, by dtype.char: the safe floor, the largest value, the chunk.
+_ORDINARY = {
+    char: (safe_floor(np.dtype(char)), float(np.finfo(char).max), CHUNK[np.dtype(char).itemsize]) for char in "fd"
+}
 
 
 def rms_norm_backward_blocked(
