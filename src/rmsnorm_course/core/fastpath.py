@@ -4,15 +4,18 @@ RMSNorm is memory-bound. A forward pass must read x once and write y once, so
 copying x into a preallocated array is the limit on any machine. The reference
 path in reference.py streams memory several times, with full-size temporaries for
 x**2, x-hat and the output. Here the rows are taken a block at a time, a block
-sized from the cache the machine reports (``block_bytes``), so that each block is
+twice the L2 cache the machine reports (``block_bytes``), so that each block is
 still in cache when it is read the second time:
 
 * the sums of squares come from ``np.vecdot``, without a squared copy of x; a row
-  wider than a chunk (``CHUNK``) is summed a chunk at a time and the chunks added in float64,
-  so a float32 row of 10**7 elements still lands within an ulp or two;
-* each row's 1/RMS is worked out in float64 and joined with the gain into one
-  block-sized factor, so each block is scaled by a single multiplication, written
-  straight into the output.
+  wider than a chunk (``CHUNK``) is summed a chunk at a time and the chunks added
+  in float64, so a float32 row of 10**7 elements still lands within an ulp or two;
+* each row's 1/RMS is worked out in float64 and rounded once; rows wide enough
+  (``FOLD_WIDTH``) join it with the gain into one factor, so each block is scaled
+  by a single multiplication written straight into the output; narrower rows are
+  scaled by 1/RMS and then by the gain, laid out as a block;
+* an input of one block takes a short route with no more numpy calls than the
+  formula as written, its 1/RMS in Python floats for up to ``FEW_ROWS`` rows.
 
 The reference stays the authority. Every row's mean square is kept, and one test of
 their range, after the last block, says whether any row needed more care (squares
