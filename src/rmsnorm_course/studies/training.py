@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import platform
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -221,10 +223,10 @@ _FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
 
 
 def _fingerprint(setup: Setup) -> str:
-    """The setup, numpy's version and the source of the package's core and of the studies the runs use."""
+    """The setup, Python's and numpy's versions, and the source of the package's core and the studies the runs use."""
     package = Path(__file__).resolve().parents[1]
     sources = sorted((package / "core").glob("*.py")) + [package / "studies" / name for name in _STUDIES]
-    digest = hashlib.sha256(f"{setup!r} numpy {np.__version__}".encode())
+    digest = hashlib.sha256(f"{setup!r} python {sys.version} numpy {np.__version__} {platform.machine()}".encode())
     for source in sources:
         digest.update(source.read_bytes())
     return digest.hexdigest()[:20]
