@@ -2,13 +2,18 @@
 # `make lab` opens the chapter in JupyterLab. Each creates .venv and installs
 # requirements.txt into it the first time.
 
+# Another Python gets its own environment: make test PYTHON=python3.12 VENV=.venv-3.12
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: book test test-package test-browser lab lint report grade grade-class bench clean check-python
+# The training experiment's seeded runs are kept here, so the book's build, its notebook
+# tests and the unit tests, run side by side, train them once (studies/training.py).
+export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
+
+.PHONY: book test test-package test-e2e test-browser lab lint report grade grade-class bench baseline clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
 check-python:
@@ -33,16 +38,23 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
 
 # The book builds while the package's tests and notebooks run (they need no built page),
-# the tests spread over both cores, a notebook's cells kept together; then the tests of
-# the built HTML. A failed build, or any failed test, fails the run.
+# the tests spread over both cores, a notebook's cells kept together; then, alone on the
+# machine, the tests of the built HTML and the kernel's speed against its baseline.
+# A failed build, or any failed test, fails the run. The end-to-end tests (marked
+# end_to_end: real grader runs over a class, nested book builds) are left to make test-e2e.
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 book test-package
-	$(BIN)/python -m pytest $(BOOK_TESTS)
+	$(BIN)/python -m pytest $(BOOK_TESTS) $(SPEED_TESTS) -m "not end_to_end"
 	$(BIN)/ruff check .
 
 BOOK_TESTS := tests/test_book.py
+SPEED_TESTS := tests/test_speed.py
 test-package: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS)
+	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS) --ignore $(SPEED_TESTS)
+
+# The slow end-to-end tests: .ci/run runs them after make test.
+test-e2e: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadscope -m end_to_end
 
 $(BROWSER_STAMP): requirements-browser.txt $(STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-browser.txt
@@ -84,13 +96,19 @@ grade-class: $(STAMP)
 	$(BIN)/python -P -m rmsnorm_course grade "$$GRADE_DIR" \
 		--gradebook "$$GRADE_OUT/grades.csv" --feedback "$$GRADE_OUT/feedback"
 
-# Speed and memory against the copy limit and the peers, and rms_norm against the formula at
-# every size from 4 KiB to 32 MiB; one thread, not part of `make test`. Then 300 answer files
-# graded in one run against one grader run per file, and a clean build with its slowest pages.
+# Speed and memory against the copy limit, the peers and earlier kernels (AGAINST="d6ff2ee 0ce97f5";
+# by default the commit before the kernel last changed, and d6ff2ee), the block size, and
+# rms_norm against the formula at every size from 4 KiB to 32 MiB; one thread. Then 300 answer
+# files graded in one run against one grader run per file, and a clean build with its slowest pages.
+ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 bench: $(STAMP)
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/bench.py
+	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py $(if $(AGAINST),--against $(AGAINST))
 	$(BIN)/python benchmarks/grade_class.py
 	$(BIN)/python benchmarks/book_build.py
+
+# The kernel's speed ratios on this machine, saved as the baseline tests/test_speed.py holds.
+baseline: $(STAMP)
+	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py --baseline
 
 clean:
 	rm -rf _build

@@ -1,34 +1,61 @@
-"""RMSNorm forward and backward against its peers and the copy limit: ``make bench``.
+"""RMSNorm's kernel against the formula, the copy limit, its peers and an earlier kernel: ``make bench``.
 
-One process, one thread. For every shape and dtype it times the package, the
-formula as usually written, a numpy LayerNorm, a copy of x into a preallocated
-array (the limit) and, when torch is importable, PyTorch's rms_norm and
-layer_norm. It prints medians, ratios to the copy and peak extra memory, then
-each target with the measured figure and whether it is met.
+One process, one thread. Every table times its contenders in interleaved rounds, so
+a busy machine slows them alike, and prints ratios (with their range over the
+rounds) beside the times:
+
+1. The model-sized batches, forward and backward: the package, the formula as
+   usually written, a numpy LayerNorm, a copy of x into a preallocated array (the
+   limit), PyTorch when it is importable, and the kernel of each earlier commit named
+   with ``--against`` (by default the commit before the kernel last changed, and
+   d6ff2ee, the kernel before the busy-machine change), loaded from
+   ``git show COMMIT:src/rmsnorm_course/core/fastpath.py`` into a temporary module.
+2. The block size: the 128 MiB batch with blocks from half to eight times one
+   core's L2 cache, against the size the package chose.
+3. The size sweep, 4 KiB to 32 MiB in float32 and float64: rms_norm against the
+   formula at every size, and each earlier kernel beside it.
+4. The targets, each [met] or [GAP] with its figure.
+5. The ratios the regression test holds (tests/test_speed.py), against the saved
+   baseline (benchmarks/baseline.json); ``--save-baseline`` writes them there, and
+   ``--baseline`` (``make baseline``) measures and writes only them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import platform
+import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from rmsnorm_course import rms_norm, rms_norm_backward
+from rmsnorm_course.core import fastpath, machine
 from rmsnorm_course.core.format import binary_size
 from rmsnorm_course.studies import cost
 from rmsnorm_course.studies.cost import (
+    Spread,
+    Timings,
+    kernel_ratios,
     layer_norm_formula,
     layer_norm_formula_backward,
-    median_seconds,
     peak_extra_bytes,
     rms_norm_formula,
     rms_norm_formula_backward,
+    timings,
 )
 
-SHAPES = ((16, 128, 512), (4, 2048, 4096))
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL = "src/rmsnorm_course/core/fastpath.py"
+BASELINE = ROOT / "benchmarks" / "baseline.json"
+FASTEST_BEFORE = "d6ff2ee"  # the kernel before the busy-machine change (107c449), the fastest until then
+SHAPES = ((16, 128, 512), cost.LARGE_SHAPE)
 LARGE = SHAPES[-1]
 DTYPES = (np.float32, np.float64)
 EPS = 1e-5
@@ -42,6 +69,68 @@ NAIVE = "naive formula"
 ONE_PASS = "one numpy pass: x * 2 into out"  # the floor for any numpy code that writes y
 
 
+# --- an earlier commit's kernel, side by side with today's --------------------------------
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel from the history: its commit, and its forward and backward as that commit called them."""
+
+    commit: str
+    module: ModuleType
+
+    @property
+    def name(self) -> str:
+        return f"kernel at {self.commit}"
+
+    def forward(self, x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray:
+        small = getattr(self.module, "rms_norm_small", None)  # 107c449 to the commit before this one
+        if out is None and small is not None:
+            y = small(x, gain, eps)
+            if y is not None:
+                return y
+        return self.module.rms_norm_blocked(x, gain, eps, out)
+
+    def backward(self, x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray):
+        return self.module.rms_norm_backward_blocked(x, gain, eps, grad_output)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def commit_before_the_kernel_changed() -> str:
+    """The commit before the last one that changed fastpath.py: the kernel today's replaced."""
+    last = git("log", "-n", "1", "--format=%H", "--", KERNEL)
+    return git("rev-parse", "--short", f"{last}^")
+
+
+def load_kernel(commit: str) -> Kernel:
+    """That commit's fastpath.py as a temporary module beside today's core (its checks, errors and reference)."""
+    source = git("show", f"{commit}:{KERNEL}")
+    name = f"rmsnorm_course.core._fastpath_{commit}"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+    module.__package__ = "rmsnorm_course.core"
+    exec(compile(source, f"{commit}:{KERNEL}", "exec"), module.__dict__)
+    return Kernel(git("rev-parse", "--short", commit), module)
+
+
+def kernels_against(commits: list[str]) -> list[Kernel]:
+    loaded: list[Kernel] = []
+    for commit in dict.fromkeys(commits):
+        try:
+            kernel = load_kernel(commit)
+        except (subprocess.CalledProcessError, FileNotFoundError, SyntaxError, ImportError) as error:
+            print(f"(the kernel at {commit} could not be loaded, so it is left out: {error})")
+            continue
+        if all(kernel.commit != other.commit for other in loaded):
+            loaded.append(kernel)
+    return loaded
+
+
+# --- 1. the model-sized batches -----------------------------------------------------------
+
+
 def load_torch():
     """PyTorch on one thread, or None: it is a peer to measure against, never a dependency."""
     try:
@@ -52,7 +141,7 @@ def load_torch():
     return torch
 
 
-def forward_runs(x, gain, bias, out, torch) -> dict[str, Callable[[], object]]:
+def forward_runs(x, gain, bias, out, torch, kernels) -> dict[str, Callable[[], object]]:
     runs = {
         COPY: lambda: np.copyto(out, x),
         PACKAGE_OUT: lambda: rms_norm(x, gain, EPS, out=out),
@@ -61,6 +150,8 @@ def forward_runs(x, gain, bias, out, torch) -> dict[str, Callable[[], object]]:
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
         "numpy LayerNorm": lambda: layer_norm_formula(x, gain, bias, EPS),
     }
+    for kernel in kernels:
+        runs[f"{kernel.name} (out=)"] = lambda k=kernel: k.forward(x, gain, EPS, out)
     if torch is not None:
         functional, width = torch.nn.functional, (x.shape[-1],)
         tx, tgain, tbias = (torch.from_numpy(a) for a in (x, gain, bias))
@@ -69,13 +160,15 @@ def forward_runs(x, gain, bias, out, torch) -> dict[str, Callable[[], object]]:
     return runs
 
 
-def backward_runs(x, gain, bias, grad_output, out, torch) -> dict[str, Callable[[], object]]:
+def backward_runs(x, gain, bias, grad_output, out, torch, kernels) -> dict[str, Callable[[], object]]:
     runs = {
         COPY: lambda: np.copyto(out, x),
         PACKAGE_BACKWARD: lambda: rms_norm_backward(x, gain, EPS, grad_output),
         NAIVE: lambda: rms_norm_formula_backward(x, gain, EPS, grad_output),
         "numpy LayerNorm": lambda: layer_norm_formula_backward(x, gain, EPS, grad_output),
     }
+    for kernel in kernels:
+        runs[kernel.name] = lambda k=kernel: k.backward(x, gain, EPS, grad_output)
     if torch is not None:
         functional, width = torch.nn.functional, (x.shape[-1],)
         tx = torch.from_numpy(x).requires_grad_()
@@ -89,19 +182,120 @@ def backward_runs(x, gain, bias, grad_output, out, torch) -> dict[str, Callable[
     return runs
 
 
-def measure(runs, repeats, torch_names) -> dict[str, tuple[float, int | None]]:
-    """Median seconds and peak extra bytes (None where tracemalloc cannot see the allocator)."""
-    seconds = median_seconds(runs, repeats=repeats, warmup=2)
-    return {name: (seconds[name], None if name in torch_names else peak_extra_bytes(run)) for name, run in runs.items()}
+def print_case(title: str, measured: Timings, extra: dict[str, int | None], output_bytes: int) -> None:
+    """Each contender's median, its ratio to the copy and the formula's ratio to it (ranges over the rounds)."""
+    print(f"\n{title}   (output {output_bytes / MiB:.1f} MiB; ratios: median [lowest-highest round])")
+    print(f"  {'implementation':34} {'median ms':>9} {'x copy':>18} {'formula / it':>18} {'peak extra':>20}")
+    for name in measured.samples:
+        memory = extra.get(name)
+        memory = "n/a" if memory is None else f"{memory / MiB:.2f} MiB ({memory / output_bytes:.1%})"
+        print(
+            f"  {name:34} {measured.median(name) * 1e3:9.2f} {spread(measured.ratio(name, COPY)):>18}"
+            f" {spread(measured.ratio(NAIVE, name)):>18} {memory:>20}"
+        )
 
 
-def print_case(title, results, output_bytes):
-    copy = results[COPY][0]
-    print(f"\n{title}   (output {output_bytes / MiB:.1f} MiB)")
-    print(f"  {'implementation':32} {'median ms':>10} {'x copy':>8} {'peak extra':>24}")
-    for name, (seconds, extra) in results.items():
-        memory = "n/a (own allocator)" if extra is None else f"{extra / MiB:.2f} MiB ({extra / output_bytes:.1%})"
-        print(f"  {name:32} {seconds * 1e3:10.2f} {seconds / copy:8.2f} {memory:>24}")
+def spread(ratio: Spread) -> str:
+    return f"{ratio.median:.2f} [{ratio.low:.2f}-{ratio.high:.2f}]"
+
+
+def large_cases(targets: Targets, torch, kernels: list[Kernel], repeats: int) -> None:
+    for shape in SHAPES:
+        for dtype in DTYPES:
+            rng = np.random.default_rng(0)
+            x = rng.standard_normal(shape).astype(dtype)
+            grad_output = rng.standard_normal(shape).astype(dtype)
+            gain = rng.uniform(0.5, 1.5, shape[-1]).astype(dtype)
+            bias = rng.uniform(-0.5, 0.5, shape[-1]).astype(dtype)
+            out = np.empty_like(x)
+            rounds = repeats or (7 if shape == LARGE else 21)
+            name = np.dtype(dtype).name
+            own = (PACKAGE, NAIVE, "numpy LayerNorm", PACKAGE_BACKWARD)
+
+            runs = forward_runs(x, gain, bias, out, torch, kernels)
+            forward = timings(runs, rounds, warmup=2)
+            extra = {n: peak_extra_bytes(runs[n]) for n in own if n in runs}
+            print_case(f"{shape} {name} forward", forward, extra, x.nbytes)
+            memory = extra[PACKAGE] / x.nbytes
+            runs = backward_runs(x, gain, bias, grad_output, out, torch, kernels)
+            backward = timings(runs, rounds, warmup=2)
+            extra = {n: peak_extra_bytes(runs[n]) for n in own if n in runs}
+            print_case(f"{shape} {name} backward", backward, extra, x.nbytes + gain.nbytes)
+
+            targets.at_most(f"{shape} {name} forward peak extra memory / output", 100 * memory, 5, unit="%")
+            if shape == LARGE:
+                for variant in (PACKAGE_OUT, PACKAGE):
+                    targets.at_most(f"{shape} {name} {variant} / copy", forward.ratio(variant, COPY).median, 2.0)
+                    targets.at_least(f"{shape} {name} formula / {variant}", forward.ratio(NAIVE, variant).median, 4.0)
+                both = backward.median(PACKAGE_BACKWARD) / forward.median(PACKAGE)
+                targets.at_most(f"{shape} {name} backward / forward (package, both allocating)", both, 2.5)
+
+
+# --- 2. the block size --------------------------------------------------------------------
+
+
+def block_sweep(repeats: int) -> None:
+    """The large float32 batch into out, with blocks of half to eight L2 caches, as ratios to a copy."""
+    cache = machine.cache_bytes(2)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(LARGE).astype(np.float32)
+    gain = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32)
+    out = np.empty_like(x)
+    unit = cache or 2**20
+    sizes = dict.fromkeys([unit // 2, unit, 2 * unit, 4 * unit, 8 * unit, fastpath.BLOCK_BYTES])
+    runs: dict[str, Callable[[], object]] = {COPY: lambda: np.copyto(out, x)}
+    for size in sizes:
+        runs[binary_size(size)] = lambda size=size: fastpath.rms_norm_blocked(x, gain, EPS, out, block_bytes=size)
+    measured = timings(runs, repeats or 7, warmup=1)
+    reported = f"{binary_size(cache)} L2 per core" if cache else "no L2 size reported"
+    print(f"\nBlock size, {LARGE} float32 into out ({reported}; the package chose {binary_size(fastpath.BLOCK_BYTES)})")
+    print(f"  {'block':>8} {'x copy':>18}")
+    for size in sizes:
+        chosen = "  <- chosen" if size == fastpath.BLOCK_BYTES else ""
+        print(f"  {binary_size(size):>8} {spread(measured.ratio(binary_size(size), COPY)):>18}{chosen}")
+
+
+# --- 3. the size sweep --------------------------------------------------------------------
+
+
+def size_sweep(targets: Targets, kernels: list[Kernel], repeats: int) -> None:
+    """rms_norm against the formula as written at every size of the chapter's sweep, beside the earlier kernels."""
+    for dtype in DTYPES:
+        name = np.dtype(dtype).name
+        print(f"\nSize sweep, {name}, rows of {cost.SWEEP_WIDTH}: time / formula's, median [lowest-highest round]")
+        header = f"  {'size':>8} {'formula us':>11} {'rms_norm us':>12} {'rms_norm':>18} {'rms_norm(out=)':>18}"
+        print(header + "".join(f" {kernel.name:>22}" for kernel in kernels))
+        worst = (0.0, 0)
+        for nbytes in cost.SWEEP_BYTES:
+            measured = _sweep_size(dtype, nbytes, kernels, repeats or 15)
+            line = f"  {binary_size(nbytes):>8} {measured.median(NAIVE) * 1e6:11.1f}"
+            line += f" {measured.median(PACKAGE) * 1e6:12.1f}"
+            line += "".join(f" {spread(measured.ratio(run, NAIVE)):>18}" for run in (PACKAGE, PACKAGE_OUT))
+            line += "".join(f" {spread(measured.ratio(kernel.name, NAIVE)):>22}" for kernel in kernels)
+            print(line)
+            worst = max(worst, (measured.ratio(PACKAGE, NAIVE).median, nbytes))
+        what = f"{name} rms_norm / formula, worst size of 4 KiB..32 MiB ({binary_size(worst[1])})"
+        targets.at_most(what, worst[0], 1.1)
+
+
+def _sweep_size(dtype, nbytes: int, kernels: list[Kernel], repeats: int) -> Timings:
+    elements = nbytes // np.dtype(dtype).itemsize
+    shape = (max(1, elements // cost.SWEEP_WIDTH), min(cost.SWEEP_WIDTH, elements))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(dtype)
+    gain = rng.uniform(0.5, 1.5, shape[-1]).astype(dtype)
+    out = np.empty_like(x)
+    runs = {
+        NAIVE: lambda: rms_norm_formula(x, gain, EPS),
+        PACKAGE: lambda: rms_norm(x, gain, EPS),
+        PACKAGE_OUT: lambda: rms_norm(x, gain, EPS, out=out),
+    }
+    for kernel in kernels:
+        runs[kernel.name] = lambda k=kernel: k.forward(x, gain, EPS, None)
+    return timings(runs, repeats, warmup=2, number=max(1, cost.SAMPLE_BYTES // x.nbytes))
+
+
+# --- 4. the targets -----------------------------------------------------------------------
 
 
 class Targets:
@@ -121,71 +315,72 @@ class Targets:
         self.lines.append(f"  [{'met' if met else 'GAP'}] {what}: {value:.2f}{unit} (target >= {limit}{unit}; {gap})")
 
     def print(self) -> None:
-        print("\nTargets (2-core machine, single-threaded numpy)")
+        print("\nTargets (single-threaded numpy; 'within 10%' of the formula allows for noise)")
         print("\n".join(self.lines))
+
+
+# --- 5. the regression ratios -------------------------------------------------------------
+
+
+def regression(kernels: list[Kernel], save: bool, repeats: int) -> None:
+    """The regression test's ratios now (three runs), and for each earlier kernel, against the saved baseline.
+
+    A baseline is each ratio's median over the three runs: a typical figure, not a
+    lucky one, since the test takes the best of its tries.
+    """
+    runs = [kernel_ratios(repeats=repeats or 7) for _ in range(3)]
+    now = {name: float(np.median([run[name].median for run in runs])) for name in runs[0]}
+    earlier = {kernel.name: kernel_ratios(kernel.forward, kernel.backward, repeats or 7) for kernel in kernels}
+    baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
+    print(f"\nRegression ratios (lower is faster; tests/test_speed.py fails one {TOLERANCE_TEXT} its baseline)")
+    header = f"  {'ratio':52} {'baseline':>8} {'now: 3 runs':>18} {'median':>6}"
+    print(header + "".join(f" {name:>22}" for name in earlier))
+    for name, median in now.items():
+        saved = baseline.get(name)
+        flag = "" if saved is None else "  [WORSE]" if median > (1 + TOLERANCE) * saved else "  [ok]"
+        figures = "/".join(f"{run[name].median:.2f}" for run in runs)
+        line = f"  {name:52} {'-' if saved is None else f'{saved:.2f}':>8} {figures:>18} {median:6.2f}"
+        print(line + "".join(f" {spread(ratios[name]):>22}" for ratios in earlier.values()) + flag)
+    if save:
+        BASELINE.write_text(json.dumps({name: round(median, 3) for name, median in now.items()}, indent=1) + "\n")
+        print(f"  saved as the baseline: {BASELINE.relative_to(ROOT)}")
+
+
+TOLERANCE = 0.25  # tests/test_speed.py: a ratio may grow this much over its baseline
+TOLERANCE_TEXT = "that grows more than 25% over"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=0, help="repeats per timing (default: 21 small, 7 large)")
+    parser.add_argument("--repeats", type=int, default=0, help="rounds per table (default: 7 large, 15 to 21 small)")
+    parser.add_argument("--against", nargs="*", default=None, help="earlier commits whose kernel to time beside")
+    parser.add_argument("--save-baseline", action="store_true", help="write the regression ratios as the baseline")
+    parser.add_argument("--baseline", action="store_true", help="only measure the regression ratios and save them")
     args = parser.parse_args(argv)
+    if args.baseline:
+        regression([], save=True, repeats=args.repeats)
+        return 0
     torch = load_torch()
     threads = {k: os.environ.get(k, "unset") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}")
+    print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"torch {torch.__version__ + ' (1 thread)' if torch else 'not installed: its rows are left out'}")
-    print(f"threads {threads}, {os.cpu_count()} CPUs; medians of interleaved repeats after 2 warm-ups")
+    cache, block = binary_size(machine.cache_bytes(2) or 0), binary_size(fastpath.BLOCK_BYTES)
+    print(f"threads {threads}; L2 per core {cache}, block {block}")
+    try:
+        commits = args.against if args.against is not None else [commit_before_the_kernel_changed(), FASTEST_BEFORE]
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        commits = []
+        print("(no git history here, so no earlier kernel is timed)")
+    kernels = kernels_against(commits)
+    print("earlier kernels: " + (", ".join(kernel.commit for kernel in kernels) or "none"))
 
     targets = Targets()
-    for shape in SHAPES:
-        for dtype in DTYPES:
-            rng = np.random.default_rng(0)
-            x = rng.standard_normal(shape).astype(dtype)
-            grad_output = rng.standard_normal(shape).astype(dtype)
-            gain = rng.uniform(0.5, 1.5, shape[-1]).astype(dtype)
-            bias = rng.uniform(-0.5, 0.5, shape[-1]).astype(dtype)
-            out = np.empty_like(x)
-            repeats = args.repeats or (7 if shape == LARGE else 21)
-            torch_names = {"torch rms_norm", "torch layer_norm"}
-            name = np.dtype(dtype).name
-
-            forward = measure(forward_runs(x, gain, bias, out, torch), repeats, torch_names)
-            print_case(f"{shape} {name} forward", forward, x.nbytes)
-            backward = measure(backward_runs(x, gain, bias, grad_output, out, torch), repeats, torch_names)
-            print_case(f"{shape} {name} backward", backward, x.nbytes + gain.nbytes)
-
-            copy = forward[COPY][0]
-            extra = forward[PACKAGE][1] / x.nbytes
-            targets.at_most(f"{shape} {name} forward peak extra memory / output", 100 * extra, 5, unit="%")
-            if shape == LARGE:
-                for variant in (PACKAGE_OUT, PACKAGE):
-                    seconds = forward[variant][0]
-                    targets.at_most(f"{shape} {name} forward {variant} / copy", seconds / copy, 2.0)
-                    targets.at_least(f"{shape} {name} naive formula / {variant}", forward[NAIVE][0] / seconds, 4.0)
-                ratio = backward[PACKAGE_BACKWARD][0] / forward[PACKAGE][0]
-                targets.at_most(f"{shape} {name} backward / forward (package, both allocating)", ratio, 2.5)
-    print_sweeps(targets)
+    large_cases(targets, torch, kernels, args.repeats)
+    block_sweep(args.repeats)
+    size_sweep(targets, kernels, args.repeats)
     targets.print()
+    regression(kernels, args.save_baseline, args.repeats)
     return 0
-
-
-def print_sweeps(targets: Targets) -> None:
-    """rms_norm against the formula as written at every size of the chapter's sweep, in both dtypes."""
-    for dtype in DTYPES:
-        name = np.dtype(dtype).name
-        sweep = cost.size_sweep(dtype, repeats=15)
-        ratios = 1 / sweep.speedup(cost.PACKAGE)
-        print(f"\nrms_norm / formula, {name}, width {cost.SWEEP_WIDTH} (medians of 15 samples of >= 1 MiB each)")
-        print(f"  {'size':>8} {'rms_norm us':>12} {'formula us':>11} {'ratio':>6}")
-        for nbytes, package, formula, ratio in zip(
-            sweep.nbytes, sweep.seconds[cost.PACKAGE], sweep.seconds[cost.FORMULA], ratios
-        ):
-            print(f"  {binary_size(nbytes):>8} {package * 1e6:12.1f} {formula * 1e6:11.1f} {ratio:6.2f}")
-        worst = int(np.argmax(ratios))
-        targets.at_most(
-            f"{name} rms_norm / formula, worst size of 4 KiB..32 MiB ({binary_size(sweep.nbytes[worst])})",
-            float(ratios[worst]),
-            1.0,
-        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
 
@@ -33,6 +35,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.end_to_end
 def test_a_slow_cell_is_named_with_its_page_and_limit_and_no_kernel_warns(tmp_path):
     shutil.copytree(ROOT / "book" / "_ext", tmp_path / "_ext")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: slow\n")

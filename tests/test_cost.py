@@ -47,7 +47,8 @@ def test_cost_ratios_cover_both_formulas_in_both_directions():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_size_sweep_times_every_contender_at_every_size(dtype):
+def test_size_sweep_times_every_contender_at_every_size(dtype, monkeypatch):
+    monkeypatch.setattr(cost, "SAMPLE_BYTES", 4096)  # a few calls per sample, not a mebibyte's worth of them
     sweep = cost.size_sweep(dtype, sizes=(64, 1024, 4096), width=8, repeats=1)
     itemsize = np.dtype(dtype).itemsize
     np.testing.assert_array_equal(sweep.nbytes, [max(64, 8 * itemsize), 1024, 4096])  # at least one row

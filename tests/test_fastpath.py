@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +12,12 @@ from highprecision import ulps_apart
 from rmsnorm_course import RMSNorm, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core import errors, fastpath
 from rmsnorm_course.core.checks import validated, validated_upstream
+from rmsnorm_course.core.machine import cache_bytes, size_in_bytes
 from rmsnorm_course.core.reference import gradients
 
 EPS = 1e-5
 SMALL_BLOCKS = 4096  # bytes: a few rows per block, so every test crosses many block edges
+ONE_ROW = 1  # bytes: a block of one row, so that 40 rows are enough blocks to be given a block of scratch
 
 
 def reference_output(x, gain=None, eps=EPS):
@@ -38,61 +41,49 @@ def random_case(shape, dtype, seed=0, scale=3.0):
 # --- which path a call takes ------------------------------------------------
 
 
-def test_ordinary_small_requests_take_the_small_route_and_anything_else_the_full_path():
+def test_small_requests_that_need_care_get_the_references_result_or_error():
     few = np.ones((fastpath.FEW_ROWS, 8), dtype=np.float32)
     many = np.ones((fastpath.FEW_ROWS + 1, 8))
-    assert fastpath.rms_norm_small(few, np.ones(8, np.float32), EPS) is not None
-    assert fastpath.rms_norm_small(many, None, EPS) is not None
-    assert fastpath.rms_norm_small(few[0], None, EPS) is not None  # one row, rank one
-    too_big = np.ones((2 * fastpath.BLOCK_BYTES // 64 + 1, 8))
-    declined = {
-        "more than two blocks": (too_big, None, EPS),
+    cases = {
         "a list": (few.tolist(), None, EPS),
         "integers": (few.astype(np.int32), None, EPS),
         "float16": (few.astype(np.float16), None, EPS),
-        "a scalar": (np.float64(3.0), None, EPS),
-        "a gain of another dtype": (few, np.ones(8), EPS),
-        "a gain of another width": (few, np.ones(7, np.float32), EPS),
-        "a gain with NaN": (few, np.full(8, np.nan, np.float32), EPS),
+        "a gain of another dtype": (few, np.linspace(0.5, 2, 8), EPS),
         "an integer eps": (few, None, 0),
-        "a negative eps": (few, None, -1.0),
-        "a NaN eps": (few, None, float("nan")),
-        "no rows": (np.ones((0, 8)), None, EPS),
-        "no width": (np.ones((3, 0)), None, EPS),
-        "a NaN": (np.array([[1.0, np.nan]]), None, EPS),
         "squares that overflow": (np.array([[1e200, 1.0]]), None, EPS),
         "squares that overflow, among many rows": (np.vstack([many, [[1e200] * 8]]), None, EPS),
+        "squares that underflow, among many rows": (np.vstack([many, [[1e-200] * 8]]), None, 1e-300),
+        "a NaN": (np.array([[1.0, np.nan]]), None, EPS),
         "a zero row at eps 0": (np.zeros((2, 4)), None, 0.0),
         "a zero row at eps 0, among many rows": (np.vstack([many, np.zeros((1, 8))]), None, 0.0),
+        "a gain with NaN": (few, np.full(8, np.nan, np.float32), EPS),
+        "a negative eps": (few, None, -1.0),
     }
-    for name, (x, gain, eps) in declined.items():
-        assert fastpath.rms_norm_small(x, gain, eps) is None, name
-
-
-def test_worth_blocking_for_the_backward_means_real_arrays_of_one_shape_beyond_a_block():
-    rows = fastpath.BLOCK_BYTES // 4000 + 1
-    big = np.ones((rows, 1000), dtype=np.float32)
-    assert fastpath.worth_blocking(big) and fastpath.worth_blocking(big, big)
-    assert not fastpath.worth_blocking(np.ones((3, 4)))
-    assert not fastpath.worth_blocking(big.tolist())
-    assert not fastpath.worth_blocking(big, np.ones((rows, 999)))
-    assert not fastpath.worth_blocking(big.astype(np.complex64))
+    for name, (x, gain, eps) in cases.items():
+        try:
+            expected = reference_output(x, gain, eps)
+        except errors.RMSNormError:
+            fast = reference_error(lambda x=x, gain=gain, eps=eps: rms_norm(x, gain, eps))
+            assert fast == reference_error(lambda x=x, gain=gain, eps=eps: rms_norm_forward(x, gain, eps)), name
+        else:
+            got = rms_norm(x, gain, eps)
+            assert got.dtype == expected.dtype and ulps_apart(got, expected) <= 4, name
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(7,), (1, 5), (8, 64), (9, 64), (2, 3, 130), (300, 100)])
-def test_the_small_route_matches_the_reference_to_a_few_ulps(dtype, shape):
+def test_few_rows_and_many_match_the_reference_to_a_few_ulps(dtype, shape):
     x, gain, _ = random_case(shape, dtype)
     gain = gain.astype(dtype)
     for g in (None, gain):
-        fast = fastpath.rms_norm_small(x, g, EPS)
+        fast = rms_norm(x, g, EPS)
         reference = reference_output(x, g)
         assert fast.dtype == reference.dtype and fast.shape == reference.shape
         assert ulps_apart(fast, reference) <= 6
 
 
 @pytest.mark.parametrize("values", [[1e200, 1.0], [1e-200, 0.0], [np.finfo(np.float64).max, 0.0]])
-def test_rows_the_small_route_declines_are_right_and_raise_no_warning(values):
+def test_rows_that_need_care_are_right_and_raise_no_warning(values):
     x = np.array([values, [3.0, 4.0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -120,13 +111,14 @@ def test_public_functions_on_a_large_input_agree_with_the_reference():
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.bool_])
-@pytest.mark.parametrize("shape", [(1, 5), (37, 64), (3, 11, 130), (2, 2000)])
+@pytest.mark.parametrize("shape", [(1, 5), (37, 64), (3, 11, 130), (2, 2000), (7, fastpath.FOLD_WIDTH)])
 def test_forward_matches_the_reference_to_a_few_ulps(dtype, shape):
     x, gain, _ = random_case(shape, dtype)
-    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
     reference = reference_output(x, gain)
-    assert fast.dtype == reference.dtype and fast.shape == reference.shape
-    assert ulps_apart(fast, reference) <= 6
+    for block_bytes in (SMALL_BLOCKS, ONE_ROW):
+        fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes)
+        assert fast.dtype == reference.dtype and fast.shape == reference.shape
+        assert ulps_apart(fast, reference) <= 6
 
 
 def extreme_rows(dtype):
@@ -166,13 +158,26 @@ def test_float16_rows_whose_squares_overflow_come_out_as_the_reference():
     np.testing.assert_array_equal(fast[7], np.ones(32, dtype=np.float16))
 
 
+@pytest.mark.parametrize("width", [16, fastpath.FOLD_WIDTH])  # 1/RMS and the gain apart, and joined
+@pytest.mark.parametrize("block_bytes", [SMALL_BLOCKS, ONE_ROW])  # no scratch, and a block of it
 @pytest.mark.parametrize("gain_scale", [1e-36, 1e30, 0.0])
-def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale):
-    x = np.random.default_rng(3).standard_normal((30, 16)).astype(np.float32) * 1e18
-    gain = np.linspace(0.5, 1.5, 16) * gain_scale
+def test_gains_that_push_the_factor_out_of_range_take_the_reference_arithmetic(gain_scale, block_bytes, width):
+    x = np.random.default_rng(3).standard_normal((40, width)).astype(np.float32) * 1e18
+    gain = np.linspace(0.5, 1.5, width) * gain_scale
     gain[3] = 1.0  # one ordinary coordinate beside the extreme ones
-    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS)
+    fast = fastpath.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes)
     reference = reference_output(x, gain)
+    nonzero = reference != 0
+    assert ulps_apart(fast[nonzero], reference[nonzero]) <= 6 and np.array_equal(fast == 0, reference == 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("eps", [EPS, 1e-30])
+def test_extreme_rows_with_a_gain_joined_to_1_over_rms_match_the_reference(dtype, eps):
+    x = np.tile(extreme_rows(dtype), (1, fastpath.FOLD_WIDTH // 24 + 1))
+    gain = np.random.default_rng(6).uniform(0.5, 1.5, x.shape[-1])
+    fast = fastpath.rms_norm_blocked(x, gain, eps, block_bytes=SMALL_BLOCKS)
+    reference = reference_output(x, gain, eps)
     nonzero = reference != 0
     assert ulps_apart(fast[nonzero], reference[nonzero]) <= 6 and np.array_equal(fast == 0, reference == 0)
 
@@ -398,3 +403,34 @@ def test_blocks_hold_as_many_rows_as_fit_and_at_least_one():
     assert fastpath.rows_per_block(x, float32, fastpath.BLOCK_BYTES) == fastpath.BLOCK_BYTES // row
     assert fastpath.rows_per_block(x, float32, 3 * row - 1) == 2
     assert fastpath.rows_per_block(x, float32, 256) == 1  # the tests' tiny blocks still work
+
+
+# --- the block size, from the cache the machine reports ------------------------------------
+
+
+def test_cache_sizes_are_read_as_linux_writes_them():
+    assert size_in_bytes("512K\n") == 512 * 1024
+    assert size_in_bytes("16M") == 16 * 1024 * 1024
+    assert size_in_bytes("32768") == 32768
+    assert size_in_bytes("unknown") is None
+
+
+def test_a_block_is_twice_one_cores_l2_cache_within_its_range():
+    low, high = fastpath.BLOCK_RANGE
+    assert fastpath.block_bytes(512 * 1024) == 1024 * 1024
+    assert fastpath.block_bytes(2 * 1024 * 1024) == 4 * 1024 * 1024
+    assert fastpath.block_bytes(32 * 1024) == low  # a block below this costs more in calls than it saves
+    assert fastpath.block_bytes(1 << 30) == high
+    assert fastpath.block_bytes(0) == 1024 * 1024  # a machine that reports no cache
+
+
+def test_the_l2_cache_is_the_one_linux_describes():
+    caches = Path("/sys/devices/system/cpu/cpu0/cache")
+    sizes = [
+        int((index / "size").read_text().strip().rstrip("K")) * 1024
+        for index in caches.glob("index*")
+        if (index / "level").read_text().strip() == "2" and (index / "type").read_text().strip() != "Instruction"
+    ]
+    if not sizes:
+        pytest.skip("this machine describes no level-2 cache under /sys")
+    assert cache_bytes(2) == sizes[0]

@@ -42,6 +42,7 @@ def test_the_generated_class_has_every_kind_of_answer():
     assert sum(submission.score == 0 for submission in CLASS) >= 6  # the files hostile whole
 
 
+@pytest.mark.end_to_end
 def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_class):
     status, text, unchanged = graded_class
     assert status == 0 and unchanged
@@ -54,6 +55,7 @@ def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_cl
         assert {exercise_id: row[exercise_id] for exercise_id in EXERCISES} == submission.verdicts, submission.name
 
 
+@pytest.mark.end_to_end
 def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded_class):
     _, text, _ = graded_class
     rows = read_csv(text)
@@ -64,6 +66,7 @@ def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded
     assert sum(int(row["score"]) > 0 for row in rows.values()) == len(CLASS) - len(refused)
 
 
+@pytest.mark.end_to_end
 def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
     _, text, _ = graded_class
     firsts = [f"{exercise_id} first try" for exercise_id in EXERCISES]

@@ -69,6 +69,7 @@ def failures(report: Path) -> dict[str, str | None]:
     return found
 
 
+@pytest.mark.end_to_end
 def test_the_reference_answers_pass_every_test_in_a_real_run(tmp_path):
     answers, report = tmp_path / "solutions.toml", tmp_path / "report.xml"
     answers.write_text(answers_file(solutions=True), encoding="utf-8")

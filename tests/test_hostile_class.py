@@ -95,6 +95,7 @@ def graded(tmp_path_factory):
     return base, folder, out, run, before, after
 
 
+@pytest.mark.end_to_end
 def test_the_run_ends_well_and_changes_nothing_it_reads(graded):
     base, _, _, run, before, after = graded
     assert run.returncode == 0, run.stderr
@@ -104,6 +105,7 @@ def test_the_run_ends_well_and_changes_nothing_it_reads(graded):
     assert not list(base.rglob("PWNED*"))
 
 
+@pytest.mark.end_to_end
 def test_every_file_has_one_row_with_a_score_and_nothing_forges_a_row_or_a_formula(graded):
     _, _, out, _, _, _ = graded
     text = (out / "grades.csv").read_text(encoding="utf-8")
@@ -127,6 +129,7 @@ def test_every_file_has_one_row_with_a_score_and_nothing_forges_a_row_or_a_formu
     assert "is a folder" in by_name["x.toml"]["problems"]
 
 
+@pytest.mark.end_to_end
 def test_the_terminal_shows_names_as_text_and_never_a_control(graded):
     _, _, _, run, _, _ = graded
     shown = run.stdout + run.stderr
@@ -134,6 +137,7 @@ def test_the_terminal_shows_names_as_text_and_never_a_control(graded):
     assert not re.search(r"^score:", run.stdout, re.M)  # no name forges a score line
 
 
+@pytest.mark.end_to_end
 def test_each_feedback_page_holds_student_text_only_in_code_spans(graded):
     _, _, out, _, _, _ = graded
     pages = sorted((out / "feedback").glob("*.md"))
@@ -150,6 +154,7 @@ def test_each_feedback_page_holds_student_text_only_in_code_spans(graded):
     assert "## 1. mean-square (line 4)" in keys  # not line 2, inside the string
 
 
+@pytest.mark.end_to_end
 def test_the_feedback_pages_built_as_a_book_show_every_name_as_text_and_create_no_file(graded, tmp_path):
     base, _, out, _, _, _ = graded
     book = tmp_path / "book"
@@ -202,6 +207,7 @@ def test_a_folder_that_cannot_be_listed_is_passed_over_with_a_word(tmp_path, mon
     ]
 
 
+@pytest.mark.end_to_end
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(ONE_RIGHT, encoding="utf-8")
@@ -210,6 +216,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr
 
 
+@pytest.mark.end_to_end
 def test_two_runs_at_once_leave_the_outputs_of_one_of_them(tmp_path):
     classes = {}
     for label in ("a", "b"):
@@ -258,6 +265,7 @@ def test_check_names_a_hostile_value_by_its_type(tmp_path):
     assert AnswerSheet.read(tmp_path / "absent.toml").unreadable.startswith("cannot open")
 
 
+@pytest.mark.end_to_end
 def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path):
     """The name a browser gives a second download, spaces, and text that make or a shell would run."""
     for name in ("my answers (1) $(shell touch PWNED-make).toml", "`touch PWNED-shell`.toml"):
@@ -271,6 +279,7 @@ def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(t
     assert not list(tmp_path.glob("PWNED*")) and not list(ROOT.glob("PWNED*"))
 
 
+@pytest.mark.end_to_end
 def test_the_grader_run_from_a_students_folder_imports_nothing_from_it(tmp_path):
     (tmp_path / "numpy.py").write_text(f"open({str(tmp_path / 'IMPORTED')!r}, 'w').close()\n", encoding="utf-8")
     (tmp_path / "answers.toml").write_text(ONE_RIGHT, encoding="utf-8")

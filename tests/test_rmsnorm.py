@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fractions
+
 import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
@@ -176,7 +178,7 @@ def test_invalid_eps(eps):
 
 
 def test_eps_that_is_not_a_number():
-    rejects(errors.InvalidEpsilon, lambda: rms_norm(X, G, "small"), "'small'", "expected a finite value")
+    rejects(errors.InvalidEpsilon, lambda: rms_norm(X, G, "small"), "'small'", "expected a float or an int")
 
 
 def test_empty_feature_width():
@@ -241,3 +243,39 @@ def test_every_error_names_a_distinct_boundary():
 
 def test_a_one_dimensional_input_is_row_0():
     rejects(errors.NonFiniteValue, lambda: rms_norm([1.0, np.nan]), "input row 0 contains NaN")
+
+
+@pytest.mark.parametrize("eps", ["1e-5", b"0.5", True, np.True_, None, [1e-5], np.array(1e-5), 1e-5j])
+def test_eps_must_be_a_real_number_not_text_bytes_or_a_bool(eps):
+    x = np.array([[3.0, 4.0]])
+    before = x.copy()
+    for call in (lambda: rms_norm(x, eps=eps), lambda: rms_norm_backward(x, None, eps, np.ones((1, 2)))):
+        error = rejects(
+            errors.InvalidEpsilon, call, "eps must be a real number", type(eps).__name__, "expected a float"
+        )
+        assert repr(eps) in str(error)
+    assert np.array_equal(x, before)
+
+
+@pytest.mark.parametrize("eps", [0, 1, np.float32(1e-5), np.int64(2), fractions.Fraction(1, 100_000)])
+def test_eps_may_be_any_real_number_type(eps):
+    y = rms_norm([3.0, 4.0], eps=eps)
+    expected = np.array([3.0, 4.0]) / np.sqrt(12.5 + float(eps))  # mean square of (3, 4) is 12.5
+    np.testing.assert_allclose(y, expected, rtol=1e-15)
+
+
+@pytest.mark.skipif(np.dtype(np.longdouble).itemsize <= 8, reason="long double is float64 on this platform")
+@pytest.mark.parametrize("where", ["input", "gain", "grad_output"])
+def test_long_double_is_refused_rather_than_computed_wrong(where):
+    """Rows beyond float64's range came back as zeros, and tiny rows at eps = 0 raised ZeroDivisionError."""
+    big = np.array([[np.longdouble("1e400"), np.longdouble("2e400")]])
+    calls = {
+        "input": lambda: rms_norm(big, eps=0.0),
+        "gain": lambda: rms_norm([[3.0, 4.0]], big[0]),
+        "grad_output": lambda: rms_norm_backward([[3.0, 4.0]], None, 1e-5, big),
+    }
+    error = rejects(errors.UnsupportedDtype, calls[where], "long double", "not supported", "float64")
+    assert where in str(error)
+    tiny = np.array([[np.longdouble(2) ** -16400, 0]])  # below float64's range, above long double's least
+    rejects(errors.UnsupportedDtype, lambda: rms_norm(tiny, eps=0.0), "long double")
+    assert big[0, 1] == np.longdouble("2e400")  # the input is untouched

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,49 @@ def test_every_variant_starts_from_the_same_weights_and_data_and_held_out_data_i
     assert not np.array_equal(held_x, x)  # held-out examples are new draws
     starts = {variant: training.train(variant, SMALL).stream_rms_before[0] for variant in training.VARIANTS}
     assert len(set(starts.values())) == 1  # h_0 = x W_in does not depend on the norm
+
+
+def test_training_is_adam_applied_to_each_weight():
+    """One flat vector for every weight gives, bit for bit, Adam written out weight by weight."""
+    setup = dataclasses.replace(SMALL, steps=3)
+    x, targets = training.task(setup)
+    weights = training.initial_weights(setup)
+    first = {name: np.zeros_like(value) for name, value in weights.items()}
+    second = {name: np.zeros_like(value) for name, value in weights.items()}
+    losses = []
+    for step in range(1, setup.steps + 1):
+        loss, grads, _ = training.loss_and_gradients(weights, x, targets, training.RMS_NORM, setup)
+        losses.append(loss)
+        for name, grad in grads.items():
+            first[name] = 0.9 * first[name] + (1 - 0.9) * grad
+            second[name] = 0.999 * second[name] + (1 - 0.999) * grad**2
+            step_size = setup.learning_rate * (first[name] / (1 - 0.9**step))
+            weights[name] = weights[name] - step_size / (np.sqrt(second[name] / (1 - 0.999**step)) + 1e-8)
+    losses.append(training.loss_and_gradients(weights, x, targets, training.RMS_NORM, setup)[0])
+    assert training.train(training.RMS_NORM, setup).losses.tolist() == losses
+
+
+def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatch):
+    """A second process reads what the first trained, to the bit; a change of setup trains anew."""
+    monkeypatch.setenv(training.CACHE_VARIABLE, str(tmp_path))
+    trained = training.experiment.__wrapped__(SMALL)
+    assert len(list(tmp_path.glob("training-*.npz"))) == 1
+    monkeypatch.setattr(training, "train", lambda *_: pytest.fail("trained again instead of reading the kept runs"))
+    read = training.experiment.__wrapped__(SMALL)
+    for variant in training.VARIANTS:
+        for field in ("losses", "stream_rms_before", "stream_rms_after"):
+            assert getattr(read[variant], field).tobytes() == getattr(trained[variant], field).tobytes()
+        assert read[variant].held_out_loss == trained[variant].held_out_loss
+        assert read[variant].variant == variant
+    with pytest.raises(pytest.fail.Exception):
+        training.experiment.__wrapped__(dataclasses.replace(SMALL, steps=5))
+
+
+def test_an_unreadable_kept_file_is_trained_over(tmp_path, monkeypatch):
+    monkeypatch.setenv(training.CACHE_VARIABLE, str(tmp_path))
+    trained = training.experiment.__wrapped__(SMALL)
+    (kept,) = tmp_path.glob("training-*.npz")
+    kept.write_bytes(b"not an npz file")
+    again = training.experiment.__wrapped__(SMALL)
+    assert again[training.RMS_NORM].losses.tobytes() == trained[training.RMS_NORM].losses.tobytes()
+    assert np.load(kept)[f"{training.RMS_NORM}/losses"].tobytes() == trained[training.RMS_NORM].losses.tobytes()

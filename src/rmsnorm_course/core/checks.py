@@ -8,6 +8,7 @@ request computes in, and which it hands back.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import numpy.typing as npt
@@ -26,25 +27,32 @@ from .errors import (
 
 
 def check_eps(eps: float) -> float:
-    """Return ``eps`` as a float, or say why it cannot stabilize a square root."""
-    try:
-        value = float(eps)
-    except (TypeError, ValueError):
-        raise InvalidEpsilon(f"eps must be a real number, got {eps!r}; expected a finite value >= 0") from None
+    """Return ``eps`` as a float, or say why it cannot stabilize a square root.
+
+    Only a real number is one: ``float()`` would also read the text ``"1e-5"``, the
+    bytes ``b"0.5"`` and ``True``, and a request holding them is a mistake to report.
+    """
+    if isinstance(eps, bool | np.bool_) or not isinstance(eps, numbers.Real):
+        raise InvalidEpsilon(
+            f"eps must be a real number, got {type(eps).__name__} {eps!r}; "
+            "expected a float or an int (not text, bytes or a bool), finite and >= 0"
+        )
+    value = float(eps)
     if not math.isfinite(value) or value < 0:
         raise InvalidEpsilon(f"eps must be finite and >= 0, got {value!r}")
     return value
+
+
+SUPPORTED = "expected real numbers (bool, integer, float16, float32 or float64)"
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype RMSNorm computes in for an input of ``dtype`` (the precision policy)."""
     if dtype.kind in "biu":
         return np.dtype(np.float64)
-    if dtype.kind == "f":
+    if dtype.kind == "f" and dtype.itemsize <= 8:
         return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
-    raise UnsupportedDtype(
-        f"dtype {dtype} is not supported; expected real numbers (bool, integer, float16, float32 or float64)"
-    )
+    raise UnsupportedDtype(f"dtype {dtype} is not supported; {SUPPORTED}")
 
 
 def output_dtype(dtype: np.dtype) -> np.dtype:
@@ -67,9 +75,12 @@ def as_real_array(values: npt.ArrayLike, what: str) -> np.ndarray:
             f"{what} could not be read as a rectangular array ({error}); expected nested lists or an array of numbers"
         ) from None
     if array.dtype.kind not in "biuf":
+        raise UnsupportedDtype(f"{what} has dtype {array.dtype}, which is not supported; {SUPPORTED}")
+    if array.dtype.kind == "f" and array.dtype.itemsize > 8:  # long double: no float64 path holds its range
         raise UnsupportedDtype(
-            f"{what} has dtype {array.dtype}, which is not supported; "
-            "expected real numbers (bool, integer, float16, float32 or float64)"
+            f"{what} has dtype {array.dtype} (long double), which is not supported: its values can lie beyond "
+            f"float64's range, and this package computes in float64 at most; {SUPPORTED}, "
+            "for example x.astype(np.float64) when its values fit"
         )
     return array
 

@@ -38,10 +38,6 @@ def rms_norm(
     fast path (fastpath.py), a few numpy operations per block of rows; its results
     agree with the reference arithmetic below to a few units in the last place.
     """
-    if out is None:
-        y = fastpath.rms_norm_small(x, gain, eps)
-        if y is not None:
-            return y
     return fastpath.rms_norm_blocked(x, gain, eps, out)
 
 

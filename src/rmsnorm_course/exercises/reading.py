@@ -5,11 +5,11 @@ rules. The page receives them as data (``RULES``, served beside its script) and
 applies them as they are, so the three cannot drift apart. In order:
 
 1. Characters. Each character is looked up in one table (``characters.json``), made
-   once from Unicode's data as Python 3.11 knows it (Unicode 14) by
-   ``character_table()``: a compatibility form becomes the plain characters it stands
-   for (fullwidth one, U+FF11, is ``1``; the ligature U+FB01 is ``fi``; the long s,
-   U+017F, is ``s``); a decimal digit of any script becomes its ASCII digit (the
-   Arabic-Indic two, U+0662, is ``2``);
+   once from Unicode's data as Python 3.11 knows it (Unicode 14, recorded in the file)
+   by ``character_table()``, so that every Python reads answers alike: a compatibility
+   form becomes the plain characters it stands for (fullwidth one, U+FF11, is ``1``;
+   the ligature U+FB01 is ``fi``; the long s, U+017F, is ``s``); a decimal digit of
+   any script becomes its ASCII digit (the Arabic-Indic two, U+0662, is ``2``);
    every space and line break is a space; invisible format characters (zero-width
    spaces, the byte-order mark, direction marks, the soft hyphen) are dropped; and the
    minus sign (U+2212) is ``-``. Every other character stays as it is, so an accented
@@ -75,6 +75,16 @@ def character_table() -> dict[str, str]:
                 table[char] = plain
     table[MINUS_SIGN] = "-"
     return table
+
+
+def table_text() -> str:
+    """characters.json as this Python's Unicode data makes it: the packed table and the Unicode version.
+
+    The file is data tied to that version; regenerate it with
+    ``TABLE.write_text(table_text())`` only on the Python the table is meant to follow.
+    """
+    data = {"unicode": unicodedata.unidata_version, **packed(character_table())}
+    return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
 
 
 def packed(table: dict[str, str]) -> dict[str, object]:
