@@ -142,4 +142,4 @@ def test_a_float32_row_of_ten_million_elements_stays_within_a_few_ulps(with_gain
         expected *= gain
     for got in (rms_norm(x, gain, 1e-5), rms_norm(x[None, :], gain, 1e-5)[0]):
         assert got.dtype == np.float32
-        assert ulps_apart(got, expected) <= 2
+        assert ulps_apart(got, expected) <= 3  # from the exact value: the rounding to float32 included
