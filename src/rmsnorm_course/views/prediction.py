@@ -21,7 +21,7 @@ import json
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from ..exercises import reading, registry
+from ..exercises import key, reading, registry
 from ..exercises.feedback import LOOKS, check, page_words, reference
 from ..exercises.kinds import Choice, judging
 
@@ -66,7 +66,7 @@ def exercise_data(exercise_id: str) -> dict[str, object]:
     """Everything the page needs to judge an answer as ``check`` would, computed now."""
     exercise = registry.get(exercise_id)
     kind = exercise.kind
-    solution = exercise.solve()
+    solution = key.solution(exercise)
     return {
         "id": exercise.id,
         "kind": kind.data(),

@@ -41,17 +41,21 @@
   function decimals(token) {  // reading.decimals
     const [mantissa, exponent = ""] = token.toLowerCase().split("e");
     const fraction = mantissa.split(".")[1] || "";
-    const digits = exponent.replace(/^[+-]/, "");
+    const digits = exponent.replace(/^[+-]/, "").replace(/^0+/, "") || "0";  // 1e+0000000 is 1e0
     const shift = !exponent ? 0 : (digits.length <= 6 ? Number(digits) : 999999) * (exponent[0] === "-" ? -1 : 1);
     return Math.min(Math.max(fraction.length - shift, 0), 999999);
   }
 
+  const toNumber = (token) => {  // float(token): inf, infinity and nan in any case too
+    const word = token.replace(/^[+-]/, "").toLowerCase(), sign = token[0] === "-" ? -1 : 1;
+    return word === "inf" || word === "infinity" ? sign * Infinity : word === "nan" ? NaN : Number(token);
+  };
   const plainWords = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
 
   // --- the kinds (exercises/kinds.py): a reading, or what was found instead ----------------
   class Found { constructor(key, fill) { this.key = key; this.fill = fill || {}; } }
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
-  const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma);
+  const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma), PERCENT = whole(RULES.percent);
   const WITH_WORDS = whole(RULES.with_words), BY = whole(RULES.by), BY_SIGN = new RegExp(RULES.by_sign);
 
   function size(entry) {  // kinds._size
@@ -68,7 +72,8 @@
   }
 
   function number(text, kind) {  // kinds._number: a decimal, a fraction, a number in the unit asked
-    if (NUMBER.test(text)) return { value: [Number(text)], shown: text, decimals: [decimals(text)] };
+    if (NUMBER.test(text)) return { value: [toNumber(text)], shown: text, decimals: [decimals(text)] };
+    const percent = PERCENT.exec(text);
     const fraction = FRACTION.exec(text);
     if (fraction) {
       if (Number(fraction[2]) === 0) return new Found("zero below");
@@ -78,6 +83,7 @@
     if (worded && kind.units.includes(plainWords(worded[2]))) {
       return { value: [Number(worded[1])], shown: worded[1] + " " + kind.units[0], decimals: [decimals(worded[1])] };
     }
+    if (percent) return { value: [Number(percent[1]) / 100], shown: percent[1] + "%", decimals: [decimals(percent[1]) + 2] };
     if (worded) return new Found("words");
     if (DECIMAL_COMMA.test(text)) return new Found("comma");
     return new Found("text", { what: "a number" });
@@ -93,7 +99,7 @@
       if (t.entries.length !== kind.length) return listFound(t.entries);
       const bad = t.entries.findIndex((e) => !NUMBER.test(e));
       if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
-      return { value: t.entries.map(Number), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
+      return { value: t.entries.map(toNumber), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
     shape(raw) {
       const t = unbracketed(raw, true);
@@ -116,7 +122,9 @@
   };
 
   // --- comparing (kinds._compare) and the verdict (feedback.judge) ---------------------------
-  const agree = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e));
+  const agree = (g, e, d) => (Number.isFinite(g) && Number.isFinite(e)  // kinds._agree: inf is inf, nan is nan
+    ? Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e))
+    : g === e || (Number.isNaN(g) && Number.isNaN(e)));
   const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 / 10 ** d;
   const list = (v) => (Array.isArray(v) ? v : [v]);
   const exact = (kind) => kind.type === "shape" || kind.type === "choice";
@@ -140,7 +148,7 @@
   function off(kind, given, expected) {  // kinds._off: where a near miss first differs, or null
     if (exact(kind)) return null;
     const e = list(expected);
-    if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
+    if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || !Number.isFinite(e[i]) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
     for (let place = 0; place <= kind.decimals; place++) {
       if (!given.value.every((g, i) => nearly(g, e[i], place))) return place;
     }
@@ -164,6 +172,9 @@
     if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
     const slips = exactly.length ? exactly : data.pitfalls.filter((p) => matches(data.kind, given, p[0], false));
     if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
+      return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // feedback.judge: inf or nan
+    }
     const place = off(data.kind, given, data.answer);
     if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };
     return { outcome: "wrong", message: words.wrong, answer };
