@@ -330,7 +330,8 @@ def _groups(graded: Sequence[GradedFile], position: int) -> tuple[AnswerGroup, .
     groups = []
     for key, files in members.items():
         verdict = files[0].verdicts[position]
-        shown = Counter(file.verdicts[position].answer or "" for file in files).most_common(1)[0][0]
+        shown = Counter(file.typed(position) or file.verdicts[position].answer or "" for file in files)
+        shown = shown.most_common(1)[0][0]  # the commonest way it was typed
         if key[0] == "unreadable":
             shown = "(could not be read)"
         note = _group_note(key, files, position)

@@ -413,7 +413,7 @@ def _recover(text: str, notes: tuple[str, ...], wanted: Container[str]) -> Conte
         if parsed is None or table == "\0":
             if parsed is None:
                 last = max(k for k in range(i, end) if lines[k].strip() and not lines[k].lstrip().startswith("#"))
-                bad.append(_bad(lines[i], i + 1, last + 1, table))
+                bad.append(_bad(lines[i], i + 1, last + 1, table, wanted))
             i = end
             continue
         values = parsed if table is None else parsed[table]
@@ -447,13 +447,16 @@ def _twice(table: str | None, key: str, first: int, again: int) -> BadLine:
     return BadLine(again, again, key, table, f"given twice, on lines {first} and {again}; keep one of them")
 
 
-def _bad(line: str, number: int, end: int, table: str | None) -> BadLine:
-    """A statement that cannot be read, with what to change in plain words and, where it is clear, the line fixed."""
+def _bad(line: str, number: int, end: int, table: str | None, wanted: Container[str] = ()) -> BadLine:
+    """A statement that cannot be read, with what to change in plain words and, where it is clear, the line fixed.
+
+    A line that begins with a wanted key (an exercise's id) and no "=" is told to add one.
+    """
     line = line.translate(STRAIGHT)
     pair = _PAIR.match(line)
     spaced = _SPACED.match(line)
     if pair is None:
-        if spaced and "=" not in line:
+        if spaced and "=" not in line and spaced.group(1) in wanted:
             key, value = spaced.group(1), spaced.group(2).strip()
             return BadLine(number, end, key, table, 'write "=" between the exercise and your answer',
                            _suggest(key, value))  # fmt: skip

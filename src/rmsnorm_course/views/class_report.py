@@ -47,6 +47,7 @@ from ..exercises.gradebook import (
     number,
     tally,
 )
+from ..exercises.kinds import shortened
 from ..exercises.publish import PublishError, Unit, publish
 from ..exercises.untrusted import code_span, html_text, one_line, quoted, slug, visible
 from ..exercises.withheld import gives_away
@@ -118,7 +119,7 @@ def summary(graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally], name
             said = f"{group.count} student{'s' * (group.count != 1)}"
             note = group.note or ("no known slip gives this answer" if group.outcome is Outcome.WRONG else "")
             who = f" [{', '.join(group.students)}]" if names else ""
-            lines.append(f"    {visible(group.shown)} ({said}){': ' + note if note else ''}{who}")
+            lines.append(f"    {shortened(visible(group.shown))} ({said}){': ' + note if note else ''}{who}")
     return "\n".join(lines) + "\n"
 
 

@@ -181,29 +181,45 @@
   }
   window.rmsnormJudge = judge;  // for the browser tests, which hold it to check()
 
-  // --- what stays in this browser: the first and last answer, and answers shown ---------------
+  // --- what stays in this browser: the first and last answer, answers shown, and who --------------
+  // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
+  // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
   const STORE = "rmsnorm-course/answers";
   const READABLE = ["correct", "close", "wrong"];
+  const KEYS = ["answers", "shown", "firsts", "student"];
   let setAside = false;  // a stored entry this page could not use, and said so
 
+  const isTable = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
+  const isText = (value) => typeof value === "string" && length(value) <= RULES.longest;
+
   function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
-    const clean = { answers: {}, shown: [] };
+    const clean = { answers: {}, shown: [], firsts: {}, student: null };
     let saved;
     try {
       const text = window.localStorage.getItem(STORE);
       if (text === null) return clean;
       saved = JSON.parse(text);
     } catch (error) { setAside = true; return clean; }
-    if (!saved || typeof saved !== "object" || Array.isArray(saved)) { setAside = true; return clean; }
-    if (Object.keys(saved).some((key) => key !== "answers" && key !== "shown")) setAside = true;
-    const answers = saved.answers && typeof saved.answers === "object" && !Array.isArray(saved.answers) ? saved.answers : {};
+    if (!isTable(saved)) { setAside = true; return clean; }
+    if (Object.keys(saved).some((key) => !KEYS.includes(key))) setAside = true;
+    const answers = isTable(saved.answers) ? saved.answers : {};
     for (const [id, entry] of Object.entries(answers)) {
-      const texts = entry && typeof entry === "object" && ["first", "last"].every((k) => typeof entry[k] === "string" && length(entry[k]) <= RULES.longest);
+      const texts = isTable(entry) && ["first", "last"].every((k) => isText(entry[k]));
       const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
       if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
       else setAside = true;
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
+    const firsts = isTable(saved.firsts) ? saved.firsts : {};
+    for (const [id, entry] of Object.entries(firsts)) {
+      if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean") clean.firsts[id] = entry;
+      else setAside = true;
+    }
+    for (const [id, entry] of Object.entries(clean.answers)) {  // a store kept before firsts were: its first answers
+      if (!clean.firsts[id]) clean.firsts[id] = { text: entry.first, shown: false };
+    }
+    const student = saved.student;
+    if (isTable(student) && isText(student.name) && isText(student.id)) clean.student = student;
     return clean;
   }
   function save(state) {
@@ -213,16 +229,36 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
-  function answersFile() {
-    const state = load();
+  function answersFile(state) {
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
     const lines = ["# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-                   "# Grade them with:  pytest exercises --answers answers.toml"];
-    const entry = (id, key) => id + " = " + quoted(state.answers[id] ? state.answers[id][key] : "");
-    chapter.forEach((id) => lines.push(entry(id, "last")));
-    lines.push("", "# Each exercise's first prediction, before any second try.", "[first-tries]");
-    chapter.filter((id) => state.answers[id]).forEach((id) => lines.push(entry(id, "first")));
+                   "# Grade them with:  pytest exercises --answers=" + fileName(state)];
+    if (state.student && state.student.name) lines.push("name = " + quoted(state.student.name));
+    if (state.student && state.student.id) lines.push("id = " + quoted(state.student.id));
+    chapter.forEach((id) => lines.push(id + " = " + quoted(state.answers[id] ? state.answers[id].last : "")));
+    lines.push("", "# Each exercise's first prediction, as this browser kept it: your own record, not part of the score.",
+               "[first-tries]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].text).forEach((id) => lines.push(id + " = " + quoted(state.firsts[id].text)));
+    lines.push("", "# The exercises whose answer you asked to see before your first prediction.", "[shown-before-first-try]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].shown).forEach((id) => lines.push(id + " = true"));
     return lines.join("\n") + "\n";
+  }
+
+  function fileName(state) {  // answers-ana-perez-12345.toml: ASCII letters, digits and hyphens only
+    const who = state.student ? state.student.name + " " + state.student.id : "";
+    const slug = who.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40).replace(/^-+|-+$/g, "");
+    return slug ? "answers-" + slug + ".toml" : "answers.toml";
+  }
+
+  function askWho(state) {  // asked once, kept in this browser; an empty answer is kept too, and not asked again
+    const asked = (question, kept) => {
+      const given = window.prompt(question, kept || "");
+      return given === null ? kept || "" : Array.from(given.trim()).slice(0, RULES.longest).join("");
+    };
+    const name = asked("Your name, for your teacher (optional; kept in this browser only):", state.student && state.student.name);
+    const id = asked("Your student id (optional):", state.student && state.student.id);
+    state.student = { name, id };
+    save(state);
   }
 
   function updateProgress() {
@@ -253,16 +289,21 @@
     count.className = "prediction-count";
     count.setAttribute("aria-live", "polite");
     const download = button("Download my answers", function () {
+      const state = load();
+      if (!state.student) askWho(state);
       const link = document.createElement("a");
-      link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
-      link.download = "answers.toml";
+      link.href = URL.createObjectURL(new Blob([answersFile(state)], { type: "application/toml" }));
+      link.download = fileName(state);
       document.body.append(link);
       link.click();
       link.remove();
     });
     const clear = button("Clear my answers", function () {
-      if (!window.confirm("Forget every answer you have given in this chapter, in this browser?")) return;
+      if (!window.confirm("Forget every answer you have given in this chapter, in this browser? " +
+                          "Your first predictions stay recorded as they were.")) return;
+      const kept = load();
       try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
+      save({ answers: {}, shown: [], firsts: kept.firsts, student: kept.student });
       setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelector("input").value = "";
@@ -403,6 +444,8 @@
       const earlier = state.answers[data.id];
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
       state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right };
+      const first = state.firsts[data.id];
+      if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown) };
       save(state);
       gate();
       updateProgress();
@@ -411,6 +454,7 @@
       if (!event.target.open) return;
       const state = load();
       if (!state.shown.includes(data.id)) state.shown.push(data.id);
+      if (!state.firsts[data.id]) state.firsts[data.id] = { text: "", shown: true };  // shown before any prediction
       save(state);
       gate();
     });
