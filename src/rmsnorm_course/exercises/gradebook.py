@@ -87,7 +87,10 @@ class GradedFile:
         return self.sheet.needs_review
 
     def problems(self) -> list[str]:
-        return self.sheet.problems()
+        """The sheet's problems, naming the file as the class knows it (its label), not by the teacher's folders."""
+        if not self.label:
+            return self.sheet.problems()
+        return [problem.replace(self.sheet.name, visible(self.label)) for problem in self.sheet.problems()]
 
     def count(self, outcome: Outcome) -> int:
         return sum(verdict.outcome is outcome for verdict in self.verdicts)

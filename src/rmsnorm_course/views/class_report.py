@@ -174,12 +174,9 @@ def page(file: GradedFile, options: Options = Options()) -> Page:
         f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
         f"{file.score} of {len(file.verdicts)} exercises right"
     )
-    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}." if file.late else None
-
-    def named(message: str) -> str:  # the file by its name, as its student knows it, not by the teacher's folders
-        return message.replace(file.sheet.name, visible(file.label))
-
-    problems = tuple(named(problem) for problem in file.problems())
+    cost = f"Handed in late: the points are multiplied by {number(file.late_factor)}."
+    late = cost if file.late and file.late_factor != 1 else None
+    problems = tuple(file.problems())  # the file by its name as the class knows it, not by the teacher's folders
     if file.sheet.unreadable is not None:
         return Page(file.student.name, file.student.id, file.label, score, late, problems, (), problems[0], (), options)
     not_right = [v.exercise_id for v in file.verdicts if v.outcome is not Outcome.CORRECT]
@@ -273,7 +270,7 @@ def feedback_markdown(file: GradedFile, options: Options = Options()) -> str:
         if s.typed is not None:
             lines += [f"Your answer: {code_span(s.typed)}", ""]
         lines += [_md(s.message), ""]
-        if s.more:
+        if s.more and s.outcome is not Outcome.CORRECT:  # a right answer's reasoning is one sentence, above
             lines += [f"{WHY.get(s.outcome, 'More')}: {_md(s.more)}", ""]
         if s.suggestion:
             lines += [f"Write it as: {code_span(s.suggestion)}", ""]
@@ -328,7 +325,7 @@ def feedback_html(file: GradedFile, options: Options = Options()) -> str:
         if s.typed is not None:
             body.append(f"<p>Your answer: <code>{html_text(s.typed)}</code></p>")
         body.append(f"<p>{_h(s.message)}</p>")
-        if s.more:
+        if s.more and s.outcome is not Outcome.CORRECT:
             body.append(f"<p>{_h(WHY.get(s.outcome, 'More'))}: {_h(s.more)}</p>")
         if s.suggestion:
             body.append(f"<p>Write it as: <code>{html_text(s.suggestion)}</code></p>")
@@ -375,6 +372,10 @@ def feedback_text(file: GradedFile, options: Options = Options()) -> str:
     if any(s.first for s in p.sections):
         out += ["", *_wrap(f"First tries: {SELF_RECORDED}.")]
     for s in p.sections:
+        if s.outcome is Outcome.CORRECT:  # two lines: the verdict with the answer, and why
+            out += ["", f"{s.number}. {s.title} ({s.exercise_id}): {s.head}, you wrote {visible(s.typed or '')}"]
+            out += _wrap(s.message, "   ")
+            continue
         out += ["", f"{s.number}. {s.title} ({s.exercise_id})", f"   {s.head}"]
         if s.typed is not None:
             out.append(f"   Your answer: {visible(s.typed)}")
