@@ -65,7 +65,7 @@ def test_an_unclosed_quote_grades_every_other_line_lists_the_bad_one_and_asks_fo
     fix = 'close the quote: put a straight " at the end of the answer'
     assert verdict.message == f"line {line} could not be read: {fix}."
     assert file.problems() == [
-        f'{file.path}, line {line}: close the quote: put a straight " at the end of the answer; '
+        f'unclosed.toml, line {line}: close the quote: put a straight " at the end of the answer; '
         f'write it as  zero-row-zero-eps = "{letter}"'
     ]
     page = feedback_text(file)

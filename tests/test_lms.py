@@ -24,6 +24,7 @@ from rmsnorm_course import check
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.exercises import key
 from rmsnorm_course.exercises.gradebook import answer_files, grade_files, tally
+from rmsnorm_course.exercises.misconceptions import CARRIED
 from rmsnorm_course.exercises.policy import PolicyError, load
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.exercises.students import Pattern, PatternError
@@ -131,7 +132,7 @@ def test_an_answer_is_echoed_as_typed_not_as_the_grader_reads_it(tmp_path):
     path.write_text("gain-gradient-shape = 3\nplateau-value = 1.00\n", encoding="utf-8")
     (file,) = grade_files([path])
     page = feedback_text(file)
-    assert "Your answer: 3\n" in page and "Your answer: 1.00\n" in page and "(3,)" not in page
+    assert ": ✓ Correct, you wrote 3\n" in page and "Your answer: 1.00\n" in page and "(3,)" not in page
 
 
 def test_a_policy_sets_points_right_so_far_credit_and_a_late_factor(tmp_path):
@@ -232,7 +233,8 @@ def test_no_page_states_an_answer_the_student_has_not_got_right_in_any_form(tmp_
     for file, submission in zip(graded, submissions):
         not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
         for page in (feedback_text(file), feedback_html(file)):
-            said = "\n".join(line for line in page.splitlines() if "Your answer:" not in line)
+            kept = (line.split(", you wrote ")[0] for line in page.splitlines() if "Your answer:" not in line)
+            said = "\n".join(kept)  # without the student's own answers, shown back
             said = " ".join(html.unescape(said).split())  # as a reader sees it, lines joined
             for question in questions:
                 said = said.replace(" ".join(question.split()), "")
@@ -258,3 +260,11 @@ def test_the_answer_key_is_kept_per_version_and_a_spoilt_one_is_computed_afresh(
     key.path().write_text('{"fingerprint": "' + key.fingerprint() + '", "solutions": {"mean-square": 3}}')
     assert key.solution(exercise).answer == 12.5  # a spoilt key is not used, and is written afresh
     assert json.loads(key.path().read_text(encoding="utf-8"))["solutions"]["mean-square"]["answer"] == 12.5
+
+
+def test_each_carried_computation_gives_the_next_answer_from_the_right_earlier_one():
+    for exercise_id, chain in CARRIED.items():
+        exercise = EXERCISES[exercise_id]
+        for carried in chain:
+            followed = carried.follow(EXERCISES[carried.upstream].solve().answer)
+            assert exercise.kind.exactly(exercise.kind.read(followed), exercise.solve().answer), exercise_id

@@ -73,7 +73,9 @@ class Student:
 def identify(label: str, own_name: str | None, own_id: str | None, pattern: Pattern | None) -> Student:
     """The student behind a file: the pattern's findings first, then the file's own lines, then its name."""
     found = pattern.match(label) if pattern is not None else {}
-    name = found.get("name") or own_name or PurePosixPath(label).name.removesuffix(".toml")
+    stem = PurePosixPath(label).name
+    stem = stem[: -len(".toml")] if stem.casefold().endswith(".toml") else stem
+    name = found.get("name") or own_name or stem
     return Student(name.replace("_", " ").strip() or label, found.get("id") or own_id, "late" in found)
 
 
