@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import feedback
-from .answers import SELF_RECORDED, AnswerSheet, FirstTry
+from .answers import AnswerSheet, FirstTry
 from .feedback import Outcome, Verdict
 from .key import version
 from .kinds import AnswerKindError
@@ -337,7 +337,7 @@ def _groups(graded: Sequence[GradedFile], position: int) -> tuple[AnswerGroup, .
         shown = shown.most_common(1)[0][0]  # the commonest way it was typed
         if key[0] == "unreadable":
             shown = "(could not be read)"
-        note = _group_note(key, files, position)
+        note = _group_note(key, files)
         students = tuple(_who(file) for file in files)
         groups.append(AnswerGroup(shown, verdict.outcome, len(files), note, students))
     groups.sort(key=lambda group: -group.count)  # stable: a tie keeps the answer met first
@@ -363,7 +363,7 @@ def _group_key(file: GradedFile, position: int, kind) -> tuple:
     return (verdict.outcome.name, value)
 
 
-def _group_note(key: tuple, files: list[GradedFile], position: int) -> str | None:
+def _group_note(key: tuple, files: list[GradedFile]) -> str | None:
     if key[0] == "slip":
         return " ".join(key[1])
     if key[0] == "carried":
@@ -493,8 +493,3 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
                 ]
             )
     return buffer.getvalue()
-
-
-def first_try_words() -> str:
-    """What every output says of first tries."""
-    return f"First tries: {SELF_RECORDED}."
