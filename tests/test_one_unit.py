@@ -121,14 +121,14 @@ def test_a_disk_that_fills_part_way_leaves_the_last_outputs_and_nothing_else(cla
     written = []
     real = publish._write
 
-    def fills_up(path, data):
+    def fills_up(path, data, sync=False):
         if len(written) == 5:  # the sixth file: the disk is full half-way through it
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             os.write(descriptor, data[: len(data) // 2])
             os.close(descriptor)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         written.append(path)
-        real(path, data)
+        real(path, data, sync)
 
     monkeypatch.setattr(publish, "_write", fills_up)
     capsys.readouterr()

@@ -82,9 +82,10 @@ def publish(units: Sequence[Unit]) -> None:
             entries.append({"target": str(unit.target), "staged": str(staged), "identity": _identity(staged)})
             _checkpoint("staged")
         for stage in stages:
-            _sync(stage)
+            _durable(stage)
         try:
-            _write(stages[0] / JOURNAL, json.dumps({"units": entries}).encode())
+            _write(stages[0] / JOURNAL, json.dumps({"units": entries}).encode(), sync=True)
+            _fsync(stages[0])
         except OSError as error:
             raise PublishError(error.errno, f"cannot write {units[0].shown}: {error.strerror}") from None
     except BaseException:
@@ -193,21 +194,46 @@ def _stage(content: bytes | Mapping[str, bytes], path: Path) -> None:
         _write(file, data)
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: bytes, sync: bool = False) -> None:
+    """A new file holding ``data``; with ``sync``, on the disk before this returns."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(descriptor, view) :]
-        os.fsync(descriptor)
+        if sync:
+            os.fsync(descriptor)
     finally:
         os.close(descriptor)
 
 
-def _sync(folder: Path) -> None:
-    """The folder's entries to the disk (where the system allows a folder to be synced)."""
+def _durable(stage: Path) -> None:
+    """Everything staged on the disk before the journal is written, so that a journal never outlives its outputs.
+
+    One ``syncfs`` for the file system (Linux), else each file and folder in turn.
+    """
+    descriptor = os.open(stage, os.O_RDONLY)
+    try:
+        if _syncfs(descriptor):
+            return
+    finally:
+        os.close(descriptor)
+    for path in sorted(stage.rglob("*"), reverse=True):
+        _fsync(path)
+    _fsync(stage)
+
+
+def _syncfs(descriptor: int) -> bool:
+    try:
+        call = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True).syncfs
+    except (OSError, AttributeError, TypeError):
+        return False
+    return call(descriptor) == 0
+
+
+def _fsync(path: Path) -> None:
     with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY)
+        descriptor = os.open(path, os.O_RDONLY)
         try:
             os.fsync(descriptor)
         finally:

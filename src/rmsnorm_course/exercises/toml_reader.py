@@ -291,6 +291,7 @@ _STATEMENT = re.compile(
 )
 _HEADER = re.compile(r"""^\s*\[\s*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')\s*\]\s*(?:#.*)?$""")
 _PAIR = re.compile(r"""[ \t]*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*=(.*)""", re.S)  # the value: .strip() it
+_SIMPLE_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _SPACED = re.compile(r"""[ \t]*([A-Za-z0-9_-]+)[ \t]+(\S.*)""", re.S)
 
 
@@ -348,7 +349,7 @@ def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Contain
             data = tomllib.loads(attempt)
         except (tomllib.TOMLDecodeError, ValueError, RecursionError):
             continue
-        return Contents(data, key_lines(attempt), _written(attempt, wanted), (), notes + note)
+        return Contents(data, key_lines(attempt), _written(attempt, wanted, data), (), notes + note)
     return _recover(text, notes, wanted)
 
 
@@ -498,7 +499,7 @@ def _suggest(key: str, value: str, quote: str = '"') -> str:
     return f"{key} = {quote}{value}{quote}"
 
 
-def _written(text: str, wanted: Container[str]) -> dict[tuple[str | None, str], str]:
+def _written(text: str, wanted: Container[str], data: dict[str, object]) -> dict[tuple[str | None, str], str]:
     """Each top-level key's and each table's key's value as written, for text that parses whole."""
     written: dict[tuple[str | None, str], str] = {}
     table: str | None = None
@@ -514,7 +515,6 @@ def _written(text: str, wanted: Container[str]) -> dict[tuple[str | None, str], 
         pair = _PAIR.match(line)
         if pair and _unquoted(pair.group(1)) in wanted:
             written.setdefault((table, _unquoted(pair.group(1))), line)
-    data = tomllib.loads(text)
     found = {}
     for (table, key), line in written.items():
         values = data if table is None else data.get(table, {})
@@ -536,6 +536,8 @@ def _as_written(statement: str, value: object) -> str:
         source = pair.group(2)
         comment = next((t for t in _TOKEN.finditer(source) if t.lastgroup == "comment"), None)
         source = (source[: comment.start()] if comment else source).strip()
+        if _SIMPLE_NUMBER.fullmatch(source) and not isinstance(value, bool) and isinstance(value, (int, float)):
+            return source if float(source) == value else _shown(value)  # 1.00 and 3 as written, no parse
         try:
             if tomllib.loads(f"v = {source}")["v"] == value:
                 return source

@@ -10,6 +10,7 @@ vector whole, a shape as a tuple or a list, a choice's words or its letter.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 
@@ -40,6 +41,12 @@ def renderings(exercise_id: str) -> tuple[str, ...]:
     return tuple(form for form in dict.fromkeys(forms) if len(form) >= SHORTEST)
 
 
+@cache
+def _pattern(exercise_id: str) -> re.Pattern[str]:
+    forms = renderings(exercise_id)
+    return re.compile("|".join(map(re.escape, forms)) if forms else "(?!)")  # no form: nothing gives it away
+
+
 def gives_away(text: str, exercise_ids: Iterable[str]) -> bool:
     """Whether ``text`` states the answer to any of these exercises."""
-    return any(form in text for exercise_id in exercise_ids for form in renderings(exercise_id))
+    return bool(text.strip()) and any(_pattern(exercise_id).search(text) for exercise_id in exercise_ids)

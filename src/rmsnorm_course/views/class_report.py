@@ -22,6 +22,7 @@ whole must be new, empty, or one the command wrote.
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import os
 import re
@@ -189,7 +190,7 @@ def page(file: GradedFile, options: Options = Options()) -> Page:
         if verdict.outcome is Outcome.NOT_ANSWERED:
             message = exercise.prompt
             more = f"Answer with {exercise.kind.describe()}."
-        if gives_away(message, others) or gives_away(more, others):
+        if gives_away(f"{message}\n{more}", others):
             message, more = HELD_BACK, ""
         bad = file.sheet.bad_line(verdict.exercise_id)
         sections.append(
@@ -244,9 +245,9 @@ def _md(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def feedback_markdown(file: GradedFile, options: Options = Options()) -> str:
+def feedback_markdown(file: GradedFile, options: Options = Options(), built: Page | None = None) -> str:
     """One student's page in MyST Markdown, for a book: student text only in code spans, never in a heading."""
-    p = page(file, options)
+    p = built or page(file, options)
     lines = [MARKERS["md"].rstrip("\n"), f"# {TITLE}", ""]
     if options.title:
         lines += [_md(one_line(options.title)), ""]
@@ -292,9 +293,9 @@ def _h(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def feedback_html(file: GradedFile, options: Options = Options()) -> str:
+def feedback_html(file: GradedFile, options: Options = Options(), built: Page | None = None) -> str:
     """One student's page as a self-contained HTML document: no script, nothing fetched, every text escaped."""
-    p = page(file, options)
+    p = built or page(file, options)
     title = _h(one_line(options.title)) if options.title else ""
     body = [f"<h1>{_h(TITLE)}</h1>"] + ([f'<p class="meta">{title}</p>'] if title else [])
     who = f"<strong>{html_text(p.name)}</strong>"
@@ -347,9 +348,9 @@ def _document(options: Options, body: list[str]) -> str:
 # --- plain text (to paste into an LMS's comment box or an email) ---------------------------------------
 
 
-def feedback_text(file: GradedFile, options: Options = Options()) -> str:
+def feedback_text(file: GradedFile, options: Options = Options(), built: Page | None = None) -> str:
     """One student's page as plain text: no markup, every student's text on one line with its controls visible."""
-    p = page(file, options)
+    p = built or page(file, options)
     out = [MARKERS["txt"].rstrip("\n"), "", TITLE, "=" * len(TITLE)]
     if options.title:
         out.append(one_line(options.title))
@@ -391,7 +392,14 @@ def feedback_text(file: GradedFile, options: Options = Options()) -> str:
 
 
 def _wrap(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False) or [""]
+    return list(_wrapped(text, indent))
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrapped(text: str, indent: str) -> tuple[str, ...]:
+    """Wrapped once: a class's pages repeat the same explanations and hints."""
+    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+    return tuple(lines) or ("",)
 
 
 RENDER = {"md": feedback_markdown, "html": feedback_html, "txt": feedback_text}
@@ -415,9 +423,10 @@ def feedback_pages(graded: Sequence[GradedFile], options: Options = Options()) -
     """Every page in every form asked, and an index per form that maps each page to its student and file."""
     stems = page_stems(graded)
     pages: dict[str, bytes] = {}
+    built = [page(file, options) for file in graded]  # once per student, written in every form
     for form in options.formats:
-        for stem, file in zip(stems, graded):
-            pages[f"{stem}.{form}"] = RENDER[form](file, options).encode("utf-8")
+        for stem, file, made in zip(stems, graded, built):
+            pages[f"{stem}.{form}"] = RENDER[form](file, options, made).encode("utf-8")
         pages[f"index.{form}"] = _index(graded, stems, form, options).encode("utf-8")
     return pages
 
