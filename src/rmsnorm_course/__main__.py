@@ -124,12 +124,13 @@ def grade_class(sources: list[str], args: argparse.Namespace) -> int:
         lines = [f"score: {file.score}/{len(file.verdicts)}  {visible(file.label)}\n" for file in graded]
         sys.stdout.write("".join(lines))
     sys.stdout.write(class_report.summary(graded, tally(graded), args.names))
+    pages = f"{len(graded)} feedback page{'s' * (len(graded) != 1)}"
     if args.out is not None:
-        print(f"wrote {visible(str(args.out))}: the gradebooks, the figure and {len(graded)} feedback pages")
+        print(f"wrote {visible(str(args.out))}: the gradebooks, the figure and {pages}")
     if args.gradebook is not None:
         print(f"wrote {visible(str(args.gradebook))} and the figure {visible(str(args.gradebook.with_suffix('.png')))}")
     if args.feedback is not None:
-        print(f"wrote {len(graded)} feedback pages in {visible(str(args.feedback))}")
+        print(f"wrote {pages} in {visible(str(args.feedback))}")
     return 0
 
 
