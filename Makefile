@@ -79,31 +79,42 @@ report: $(STAMP)
 
 # Grade exercises/answers.toml, or another file: make grade ANSWERS="answers (1).toml"
 # The names reach the shell as environment variables, taken as written (make expands
-# nothing in them), never as text of the command, so any name works; -P keeps the
-# current folder, and whatever a student left in it, off Python's import path.
+# nothing in them), never as text of the command, so any name works (one that begins with
+# a dash too: it is passed as --answers=NAME); -P keeps the current folder, and whatever a
+# student left in it, off Python's import path.
 OUT ?= grades
-unexport ANSWERS DIR OUT
+unexport ANSWERS DIR OUT PATTERN POLICY TITLE NOTE
 export GRADE_ANSWERS := $(value ANSWERS)
 export GRADE_DIR := $(value DIR)
 export GRADE_OUT := $(value OUT)
+export GRADE_PATTERN := $(value PATTERN)
+export GRADE_POLICY := $(value POLICY)
+export GRADE_TITLE := $(value TITLE)
+export GRADE_NOTE := $(value NOTE)
 grade: $(STAMP)
-	$(BIN)/python -P -m pytest exercises $${GRADE_ANSWERS:+--answers "$$GRADE_ANSWERS"}
+	$(BIN)/python -P -m pytest exercises $${GRADE_ANSWERS:+"--answers=$$GRADE_ANSWERS"}
 
 # Grade a class's answer files in one run: make grade-class DIR=submissions [OUT=grades]
-# writes OUT/grades.csv, the figure OUT/grades.png and a feedback page per file in OUT/feedback.
+# [PATTERN=canvas|moodle|blackboard|TEMPLATE] [POLICY=policy.toml] [TITLE="..."] [NOTE=note.txt]
+# writes OUT/grades.csv, OUT/grades-long.csv, the figure OUT/grades.png and a feedback page per
+# student in OUT/feedback, all replaced as one folder. Every name is passed after -- or as
+# --option=NAME, so none of them can become an option.
 grade-class: $(STAMP)
 	@test -n "$$GRADE_DIR" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
-	$(BIN)/python -P -m rmsnorm_course grade "$$GRADE_DIR" \
-		--gradebook "$$GRADE_OUT/grades.csv" --feedback "$$GRADE_OUT/feedback"
+	$(BIN)/python -P -m rmsnorm_course grade "--out=$$GRADE_OUT" \
+		$${GRADE_PATTERN:+"--pattern=$$GRADE_PATTERN"} $${GRADE_POLICY:+"--policy=$$GRADE_POLICY"} \
+		$${GRADE_TITLE:+"--title=$$GRADE_TITLE"} $${GRADE_NOTE:+"--note-file=$$GRADE_NOTE"} -- "$$GRADE_DIR"
 
 # Speed and memory against the copy limit, the peers and earlier kernels (AGAINST="d6ff2ee 0ce97f5";
 # by default the commit before the kernel last changed, and d6ff2ee), the block size, and
 # rms_norm against the formula at every size from 4 KiB to 32 MiB; one thread. Then 300 answer
-# files graded in one run against one grader run per file, and a clean build with its slowest pages.
+# files graded in one run against one grader run per file, one student's `make grade` with the
+# answer key kept, and a clean build with its slowest pages.
 ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 bench: $(STAMP)
 	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py $(if $(AGAINST),--against $(AGAINST))
 	$(BIN)/python benchmarks/grade_class.py
+	$(BIN)/python benchmarks/grade_one.py
 	$(BIN)/python benchmarks/book_build.py
 
 # The kernel's speed ratios on this machine, saved as the baseline tests/test_speed.py holds.

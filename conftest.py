@@ -6,6 +6,7 @@ jupytext and handed to nbval's collector, so no notebook is ever written to disk
 
 from __future__ import annotations
 
+import os
 import types
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import nbformat
 from nbval import plugin
 
 BOOK = Path(__file__).parent / "book"
+# The answer key the tests compute is kept beside the build, not in the user's cache (make clean removes it).
+os.environ.setdefault("RMSNORM_COURSE_CACHE", str(Path(__file__).parent / "_build" / "answer-key"))
 
 
 class MySTNotebook(plugin.IPyNbFile):

@@ -238,6 +238,13 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
         ("forward-bytes", "256 MiB"),
         ("output-shape", "2x5x3"),
         ("reciprocal-rms", "0.282842"),
+        ("reciprocal-rms", "0.7e+0000000"),
+        ("mean-square", "4%"),
+        ("mean-square", "Infinity"),
+        ("huge-row", "[inf, inf]"),
+        ("huge-row", "[nan, NaN]"),
+        ("float16-formula-row", "[inf, -INF]"),
+        ("float16-formula-row", "[0, 0]"),
     ],
 )
 def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
@@ -572,9 +579,9 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     download.value.save_as(path)
     sheet = AnswerSheet.read(path)
     assert sheet.unreadable is None and sheet.unknown_ids() == []
-    assert sheet.grade("mean-square").correct and not sheet.first_try("mean-square").correct
-    assert sheet.first_try("reciprocal-rms").outcome.name == "CLOSE" and sheet.grade("reciprocal-rms").correct
-    assert sheet.first_try("normalized").correct and sheet.first_try("eps-near-zero") is None
+    assert sheet.grade("mean-square").correct and not sheet.first_try("mean-square").right
+    assert sheet.first_try("reciprocal-rms").verdict.outcome.name == "CLOSE" and sheet.grade("reciprocal-rms").correct
+    assert sheet.first_try("normalized").right and sheet.first_try("eps-near-zero") is None
     shown = {
         exercise_id: page.locator(f".prediction[data-exercise='{exercise_id}'] .prediction-verdict").get_attribute(
             "data-outcome"
@@ -589,7 +596,8 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
     grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
     assert grader.stdout.strip().splitlines()[-1] == f"score: 3/{len(EXERCISES)}"
-    assert "first tries: 1 of 5 right" in grader.stdout  # only normalized was right at once
+    assert "first tries, your own record: 1 of 5 right" in grader.stdout  # only normalized was right at once
+    assert "kept by their browser and not checked by the grader" in grader.stdout
 
     page.reload(wait_until="networkidle")
     page.wait_for_function(READY)
@@ -603,7 +611,94 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Clear my answers").click()
     assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked, 0 right"
-    assert page.evaluate(f"() => window.localStorage.getItem('{STORE}')") is None
+    stored = json.loads(page.evaluate(f"() => window.localStorage.getItem('{STORE}')"))
+    assert stored["answers"] == {} and stored["firsts"]["mean-square"] == {"text": "25", "shown": False}
+    assert errors == []
+    context.close()
+
+
+def _download(page, tmp_path, name="answers.toml"):
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    assert download.value.suggested_filename == name
+    path = tmp_path / name
+    download.value.save_as(path)
+    return AnswerSheet.read(path)
+
+
+def _answer(page, exercise_id, typed):
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    box.locator("input").fill(typed)
+    box.locator("input").press("Enter")
+
+
+def test_a_first_try_after_show_the_answer_is_recorded_as_shown(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    page.evaluate(UNFOLD)
+    page.locator(".prediction[data-exercise='mean-square'] details.prediction-answer summary").click()
+    _answer(page, "mean-square", "12.5")  # typed after the answer was shown
+    page.locator(".prediction[data-exercise='output-shape'] details.prediction-answer summary").click()  # no try
+    _answer(page, "reciprocal-rms", "0.282843")  # a first try of its own
+    sheet = _download(page, tmp_path)
+    assert sheet.grade("mean-square").correct
+    assert sheet.first_try("mean-square").word == "shown" and not sheet.first_try("mean-square").right
+    assert sheet.first_try("output-shape").word == "shown" and sheet.first_try("output-shape").unanswered
+    assert sheet.first_try("reciprocal-rms").word == "right"
+    assert errors == []
+    context.close()
+
+
+def test_clearing_the_answers_gives_no_fresh_first_try(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    page.evaluate(UNFOLD)
+    _answer(page, "mean-square", "25")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Clear my answers").click()
+    page.evaluate(UNFOLD)
+    _answer(page, "mean-square", "12.5")  # right, but not at the first try
+    sheet = _download(page, tmp_path)
+    assert sheet.grade("mean-square").correct and sheet.first_try("mean-square").word == "not right"
+    assert sheet.typed("mean-square", "first-tries") == "25"
+    assert errors == []
+    context.close()
+
+
+def test_an_edited_store_is_reported_only_as_the_student_s_own_record(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    forged = {"answers": {}, "shown": [], "firsts": {"mean-square": {"text": "12.5", "shown": False}}}
+    page.evaluate("([key, value]) => window.localStorage.setItem(key, value)", [STORE, json.dumps(forged)])
+    page.reload(wait_until="networkidle")
+    page.wait_for_function(READY)
+    sheet = _download(page, tmp_path)
+    first = sheet.first_try("mean-square")
+    assert first.right and first.unanswered  # carried into the download as it was edited: no final answer beside it
+    answers = tmp_path / "answers.toml"
+    command = [sys.executable, "-P", "-m", "rmsnorm_course", "grade", str(answers), "--out", str(tmp_path / "out")]
+    graded = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    said = "first try*: first tries are the student's own record, kept by their browser and not checked"
+    assert said in graded.stdout
+    long = (tmp_path / "out" / "grades-long.csv").read_text(encoding="utf-8")
+    assert "first try (own record)" in long.splitlines()[0]
+    assert ',mean-square,,not answered,0,,"right, no final answer",12.5\n' in long
+    assert errors == []
+    context.close()
+
+
+def test_the_download_carries_the_name_and_id_asked_once_and_is_named_after_them(browser, server, tmp_path):
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    typed, asked = ["Ana P\u00e9rez", "12345"], []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept(typed[len(asked) - 1])))
+    sheet = _download(page, tmp_path, "answers-ana-perez-12345.toml")
+    assert (sheet.identity("name"), sheet.identity("id")) == ("Ana P\u00e9rez", "12345") and not sheet.problems()
+    sheet = _download(page, tmp_path, "answers-ana-perez-12345.toml")
+    assert sheet.identity("name") == "Ana P\u00e9rez" and len(asked) == 2  # asked once: no dialog the second time
     assert errors == []
     context.close()
 

@@ -1,7 +1,8 @@
 """The grader's report: one line of words per failed exercise, no tracebacks, and a score last.
 
-``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers PATH``
-grades another file (a relative PATH is taken from where pytest was started).
+``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers=PATH``
+grades another file (a relative PATH is taken from where pytest was started; with the
+``=``, a name that begins with a dash is a name too).
 With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
 the verdict, and the suite carries the score. A whole class is graded in one run by
 ``python -m rmsnorm_course grade``, with the same reader and verdicts.
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rmsnorm_course.exercises.answers import AnswerSheet
+from rmsnorm_course.exercises.answers import SELF_RECORDED, AnswerSheet
 from rmsnorm_course.exercises.feedback import Verdict, score
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.exercises.untrusted import visible
@@ -27,7 +28,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--answers",
         metavar="PATH",
         default=None,
-        help=f"answers file to grade (default: {TEMPLATE.parent.name}/{TEMPLATE.name})",
+        help=f"answers file to grade (default: {TEMPLATE.parent.name}/{TEMPLATE.name}); "
+        "write --answers=PATH for a name that begins with a dash",
     )
 
 
@@ -86,13 +88,19 @@ class Grader:
             terminalreporter.section("answers file problems")
             for problem in problems:
                 terminalreporter.write_line(problem)
+        if self.sheet.notes:
+            terminalreporter.section("how the file was read")
+            for note in self.sheet.notes:
+                terminalreporter.write_line(note)
         firsts = {exercise_id: self.sheet.first_try(exercise_id) for exercise_id in EXERCISES}
         recorded = {exercise_id: first for exercise_id, first in firsts.items() if first is not None}
         if recorded:
-            right = sum(first.correct for first in recorded.values())
-            terminalreporter.section(f"first tries: {right} of {len(recorded)} right")
+            right = sum(first.right for first in recorded.values())
+            terminalreporter.section(f"first tries, your own record: {right} of {len(recorded)} right")
+            terminalreporter.write_line(f"The {SELF_RECORDED}.")
             for exercise_id, first in recorded.items():
-                terminalreporter.write_line(f"{exercise_id}: {'right' if first.correct else 'not right'}")
+                flag = " (no final answer)" if first.unanswered else ""
+                terminalreporter.write_line(f"{exercise_id}: {first.word}{flag}")
         variants = self.sheet.variant_tries()
         if variants:
             right = sum(verdict.correct for *_, verdict in variants)

@@ -19,7 +19,14 @@ from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course.exercises.registry import EXERCISES, Exercise
 
 SEED = 15
-WHOLE_FILE_REFUSALS = ("deep-arrays", "invalid-bytes", "duplicate-key", "utf-16", "huge-integer", "python-code")
+WHOLE_FILE_REFUSALS = (
+    "deep-arrays",
+    "random-bytes",
+    "deep-inline-tables",
+    "long-dotted-key",
+    "one-past-the-depth-limit",
+    "brackets-hidden-in-a-quote-trick",
+)
 HOSTILE_EVERY = 50  # one file in this many is hostile whole
 
 

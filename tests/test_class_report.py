@@ -10,9 +10,16 @@ from leaks import expected_renderings
 from submissions import generate_class, slip, write_class
 
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.gradebook import csv_text, grade_files, tally
+from rmsnorm_course.exercises.gradebook import csv_text, grade_files, long_csv_text, tally
 from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.views.class_report import OutputError, feedback_markdown, feedback_names, outputs, summary
+from rmsnorm_course.views.class_report import (
+    HELD_BACK,
+    OutputError,
+    feedback_markdown,
+    feedback_names,
+    outputs,
+    summary,
+)
 
 CLASS = generate_class(40, seed=7)
 
@@ -29,60 +36,85 @@ def graded(tmp_path_factory):
 
 
 def sections(page: str) -> dict[str, str]:
-    """Exercise id -> its section of a feedback page."""
+    """Exercise id -> its section of a feedback page (the id stands in brackets after the verdict)."""
     parts = re.split(r"^## \d+\. ", page, flags=re.M)[1:]
-    return {re.match(r"[a-z0-9-]+", part).group(): part for part in parts}
+    found = {}
+    for part in parts:
+        head = re.search(r"^\S+ [^\n]*?\(([a-z0-9\\-]+)\)$", part, flags=re.M)
+        if head:
+            found[head.group(1).replace("\\", "")] = part
+    return found
 
 
-def test_the_summary_counts_right_answers_and_names_the_most_common_slip(graded):
+def unescaped(markdown: str) -> str:
+    """Markdown's escapes taken out: the text as a reader sees it."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_answers(graded):
     text = summary(graded, tally(graded))
     mean = sum(s.score for s in CLASS) / len(CLASS)
-    assert text.splitlines()[0] == f"graded 40 answer files: mean score {mean:.1f}/{len(EXERCISES)}"
+    total = len(EXERCISES)
+    assert text.splitlines()[0] == (
+        f"graded 40 answer files: mean score {round(mean, 1):g} of {total} ({round(100 * mean / total, 1):g}%)"
+    )
     for exercise_id in EXERCISES:
-        right = sum(s.verdicts[exercise_id] == "correct" for s in CLASS)
-        (line,) = [line for line in text.splitlines() if line.startswith(exercise_id + " ")]
-        assert re.search(rf"\s{right}/40\s", line), line
+        words = [s.verdicts[exercise_id] for s in CLASS]
+        right, answered = words.count("correct"), sum(word != "not answered" for word in words)
+        (line,) = [line for line in text.splitlines() if line.startswith(exercise_id + ": ")]
+        assert line.startswith(f"{exercise_id}: {right}/{answered} right of those who answered"), line
+        if words.count("wrong"):
+            assert f"{words.count('wrong')} wrong" in line
     # mean-square is 12.5: the slip (the sum of squares) answers 25, the other wrong answer 2 * 12.5 + 1, as 26.0
     slips = sum("mean-square" in s.slips for s in CLASS)
-    wrong = [s for s in CLASS if s.verdicts["mean-square"] == "wrong"]
-    others = len(wrong) - slips
-    (line,) = [line for line in text.splitlines() if line.startswith("mean-square ")]
-    if slips > others or (slips == others and "mean-square" in wrong[0].slips):  # a tie goes to the first file
-        written = slip(EXERCISES["mean-square"])  # 25, as the file writes it
-        assert f"  {written} ({slips} files): That is the sum of the squares; the mean divides it by d." in line
-    else:
-        assert f"  26.0 ({others} files): no known slip gives this answer" in line
+    wrong = sum(s.verdicts["mean-square"] == "wrong" for s in CLASS)
+    unreadable = sum(s.verdicts["mean-square"] == "unreadable" for s in CLASS)
+    block = text.split("\nmean-square: ")[1].split("\nreciprocal-rms: ")[0]
+    written = slip(EXERCISES["mean-square"])  # 25, as the file writes it
+    note = "That is the sum of the squares; the mean divides it by d."
+    assert f"    {written} ({slips} students): {note}" in block
+    assert f"    26.0 ({wrong - slips} students): no known slip gives this answer" in block
+    assert f"    (could not be read) ({unreadable} students)" in block
 
 
-def test_the_summary_names_each_file_refused_whole():
+def test_the_summary_says_who_needs_review_and_why():
     graded = grade_files([Path("no/such/answers.toml")])
     text = summary(graded, tally(graded))
-    assert "1 with problems" in text and "cannot open no/such/answers.toml" in text
+    assert "1 needs review" in text and "cannot open no/such/answers.toml" in text
 
 
-def test_feedback_gives_each_verdict_and_hint_and_never_a_wrong_one_s_answer(graded):
+def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercise_not_right(graded):
     for file, submission in zip(graded, CLASS):
         page = feedback_markdown(file)
-        head = f"# Feedback on your predictions\n\nAnswers file: ` {submission.name} `\n\nScore: {submission.score}/"
-        assert page.startswith(head + f"{len(EXERCISES)}\n")
+        head = (
+            f"# Feedback on your predictions\n\nStudent: ` {submission.name.removesuffix('.toml')} `\n\n"
+            f"Answers file: ` {submission.name} `\n\nScore: {submission.score} of {len(EXERCISES)} points"
+        )
+        assert page.split("\n", 1)[1].startswith(head), page[:300]
         if set(submission.verdicts.values()) == {"unreadable"}:
-            assert "Nothing in this file was graded" in page
+            assert "Nothing in this file could be read" in page
             continue
+        not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
+        questions = {unescaped(exercise.prompt) for exercise in EXERCISES.values()}  # the questions are public
+        kept = [line for line in page.splitlines() if not line.startswith("Your answer:")]  # and the student's own
+        said = "\n".join(line for line in map(unescaped, kept) if line not in questions)
+        for exercise_id in not_right:
+            for rendering in expected_renderings(EXERCISES[exercise_id]):
+                assert rendering not in said, (submission.name, exercise_id, rendering)
+        revisit = page.split("## Revisit these\n\n")[1].split("\n\n")[0].splitlines() if not_right else []
+        assert len(revisit) == len(not_right)
         for exercise_id, section in sections(page).items():
             exercise, word = EXERCISES[exercise_id], submission.verdicts[exercise_id]
-            assert {"correct": "Correct", "wrong": "Not yet", "not answered": "Your turn"}.get(
-                word, "Cannot read this answer"
-            ) in section.splitlines()[2]
+            expected = {"correct": "Correct", "wrong": "Not yet", "not answered": "Your turn"}
+            assert expected.get(word, "Cannot read this answer") in section.splitlines()[2]
             if word == "correct":
-                assert exercise.solve().explanation in re.sub(r"\\(.)", r"\1", section)  # as Markdown shows it
-                continue
-            for rendering in expected_renderings(exercise):
-                assert rendering not in section, (submission.name, exercise_id, rendering)
+                explanation = exercise.solve().explanation
+                assert explanation in unescaped(section) or HELD_BACK in unescaped(section)
             if word == "wrong":
-                assert "Hint: " in re.sub(r"\\(.)", r"\1", section)  # as Markdown shows it
+                assert "Hint" in unescaped(section) or "Not quite" in unescaped(section)
 
 
-def test_markup_in_an_answer_is_escaped(tmp_path):
+def test_markup_in_an_answer_is_never_shown_back_when_it_cannot_be_read(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text('mean-square = "<img src=x onerror=alert(1)> *bold* [link](http://x)"\n', encoding="utf-8")
     (file,) = grade_files([path])
@@ -91,9 +123,9 @@ def test_markup_in_an_answer_is_escaped(tmp_path):
     assert "got text that is not a number" in section
 
 
-def test_feedback_names_are_unique_per_file():
-    graded = grade_files([Path("a/x.toml"), Path("b/x.toml"), Path("c/x.toml"), Path("y.toml")])
-    assert feedback_names(graded) == ["x.md", "x-2.md", "x-3.md", "y.md"]
+def test_feedback_pages_are_named_by_number_and_a_slug_whatever_the_files_names():
+    graded = grade_files([Path("a/x.toml"), Path("b/x.toml"), Path("c/X.toml"), Path("José\n.toml")])
+    assert feedback_names(graded) == ["001-x.md", "002-x.md", "003-x.md", "004-jose.md"]
 
 
 def test_no_output_may_replace_a_graded_file(tmp_path):
@@ -106,27 +138,34 @@ def test_no_output_may_replace_a_graded_file(tmp_path):
         outputs(graded, tmp_path / "grades.txt", None)
     md = tmp_path / "answers.md"
     md.write_text("mean-square = 12.5\n", encoding="utf-8")
-    with pytest.raises(OutputError, match="would replace a graded answers file"):
+    with pytest.raises(OutputError, match="holds a graded answers file"):
         outputs(grade_files([md]), None, tmp_path)
 
 
-def test_the_grade_command_writes_the_csv_the_figure_and_a_page_per_file(tmp_path, capsys):
+def test_the_grade_command_writes_the_gradebooks_the_figure_and_a_page_per_file(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:5])
     status = main(["grade", *map(str, paths), "--gradebook", str(tmp_path / "out/g.csv"), "--feedback", "fb"])
     assert status == 0
     out = capsys.readouterr().out
-    assert (tmp_path / "out/g.csv").read_text(encoding="utf-8") == csv_text(grade_files(paths))
+    graded = grade_files(paths)
+    pages = [f"{n:03d}-{p.stem}.html" for n, p in enumerate(paths, start=1)]
+    assert (tmp_path / "out/g.csv").read_text(encoding="utf-8") == csv_text(graded, pages)
+    assert (tmp_path / "out/g-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
     assert (tmp_path / "out/g.png").read_bytes().startswith(b"\x89PNG")
-    assert sorted(p.name for p in Path("fb").iterdir()) == [p.with_suffix(".md").name for p in paths]
+    stems = [f"{n:03d}-{p.stem}" for n, p in enumerate(paths, start=1)] + ["index"]
+    assert sorted(p.name for p in Path("fb").iterdir()) == sorted(
+        f"{s}.{f}" for s in stems for f in ("md", "html", "txt")
+    )
     assert f"wrote {tmp_path / 'out/g.csv'} and the figure {tmp_path / 'out/g.png'}" in out
     assert "wrote 5 feedback pages in fb" in out
+    assert not [p for p in tmp_path.rglob(".*")]  # nothing left over beside the outputs
 
 
 def test_without_a_gradebook_the_command_prints_each_score(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:3])
     assert main(["grade", str(tmp_path / "in")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == [f"score: {s.score}/{len(EXERCISES)}  {p}" for s, p in zip(CLASS[:3], paths)]
+    assert lines[:3] == [f"score: {s.score}/{len(EXERCISES)}  {p.name}" for s, p in zip(CLASS[:3], paths)]
     assert list(tmp_path.iterdir()) == [tmp_path / "in"]
 
 
@@ -188,7 +227,7 @@ def test_a_feedback_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path
     assert main(["grade", *map(str, paths[:3]), "--feedback", str(tmp_path / "fb")]) == 0
     assert main(["grade", *map(str, paths[:2]), "--feedback", str(tmp_path / "fb")]) == 0
     assert sorted(p.name for p in (tmp_path / "fb").iterdir() if p.suffix == ".md") == sorted(
-        p.with_suffix(".md").name for p in paths[:2]
+        [f"{n:03d}-{p.stem}.md" for n, p in enumerate(paths[:2], start=1)] + ["index.md"]
     )
 
 
@@ -211,3 +250,4 @@ def test_a_feedback_page_names_the_file_as_its_student_knows_it_never_the_teache
         page = feedback_markdown(file)
         assert str(tmp_path) not in page and "teacher" not in page
         assert f"` {file.path.name}" in page  # its problem still names it
+        assert f"Student: ` {file.path.stem} `" in page

@@ -12,7 +12,7 @@ from submissions import generate_class, write_class
 
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.exercises.feedback import Outcome
-from rmsnorm_course.exercises.gradebook import HEADER, answer_files, csv_text, grade_files, tally
+from rmsnorm_course.exercises.gradebook import HEADER, answer_files, csv_text, grade_files, long_csv_text, tally
 from rmsnorm_course.exercises.registry import EXERCISES
 
 CLASS = generate_class(300)
@@ -24,6 +24,14 @@ def read_csv(text: str) -> dict[str, dict[str, str]]:
     return {Path(row["file"]).name: row for row in rows}
 
 
+def verdict_words(text: str) -> dict[str, dict[str, str]]:
+    """File name -> exercise id -> verdict word, from the long gradebook's CSV text."""
+    words: dict[str, dict[str, str]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        words.setdefault(Path(row["file"]).name, {})[row["exercise"]] = row["verdict"]
+    return words
+
+
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
     """The generated class, written to a folder and graded in one run of ``python -m rmsnorm_course grade``."""
@@ -32,7 +40,8 @@ def graded_class(tmp_path_factory):
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
     status = main(["grade", str(root / "submissions"), "--gradebook", str(root / "out" / "grades.csv")])
     after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
-    return status, (root / "out" / "grades.csv").read_text(encoding="utf-8"), before == after
+    long = (root / "out" / "grades-long.csv").read_text(encoding="utf-8")
+    return status, (root / "out" / "grades.csv").read_text(encoding="utf-8"), before == after, long
 
 
 def test_the_generated_class_has_every_kind_of_answer():
@@ -44,20 +53,24 @@ def test_the_generated_class_has_every_kind_of_answer():
 
 @pytest.mark.end_to_end
 def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_class):
-    status, text, unchanged = graded_class
+    status, text, unchanged, long = graded_class
     assert status == 0 and unchanged
-    rows = read_csv(text)
-    assert list(rows) == [submission.name for submission in CLASS]
+    rows, words = read_csv(text), verdict_words(long)
+    assert list(rows) == [submission.name for submission in CLASS] == list(words)
     for submission in CLASS:
         row = rows[submission.name]
-        assert int(row["score"]) == submission.score, submission.name
-        assert row["out of"] == str(M)
-        assert {exercise_id: row[exercise_id] for exercise_id in EXERCISES} == submission.verdicts, submission.name
+        assert int(row["score"]) == submission.score == int(row["correct"]), submission.name
+        assert row["maximum"] == str(M) and float(row["percentage"]) == pytest.approx(
+            100 * submission.score / M, abs=0.05
+        )
+        assert words[submission.name] == submission.verdicts, submission.name
+        points = {exercise_id: row[exercise_id] for exercise_id in EXERCISES}
+        assert points == {i: "1" if word == "correct" else "0" for i, word in submission.verdicts.items()}
 
 
 @pytest.mark.end_to_end
 def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded_class):
-    _, text, _ = graded_class
+    _, text, _, _ = graded_class
     rows = read_csv(text)
     troubled = {name for name, row in rows.items() if row["problems"]}
     refused = {s.name for s in CLASS if set(s.verdicts.values()) == {"unreadable"}}
@@ -68,10 +81,11 @@ def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded
 
 @pytest.mark.end_to_end
 def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
-    _, text, _ = graded_class
-    firsts = [f"{exercise_id} first try" for exercise_id in EXERCISES]
-    assert text.splitlines()[0].split(",") == ["file", "score", "out of", *EXERCISES, *firsts, "problems"]
-    assert HEADER == ("file", "score", "out of", *EXERCISES, *firsts, "problems")
+    _, text, _, _ = graded_class
+    header = text.splitlines()[0].split(",")
+    assert header[:5] == ["id", "name", "score", "maximum", "percentage"]
+    assert header[header.index("mean-square") : header.index("mean-square") + M] == list(EXERCISES)
+    assert header[-4:] == ["file", "feedback page", "problems", "answer key"] and tuple(header) == HEADER
 
 
 def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
@@ -104,22 +118,33 @@ def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):
 def test_a_folder_stands_for_the_entries_whose_names_hold_toml_and_the_rest_get_a_word(tmp_path):
     for name in ("b.toml", "a.toml", "notes.txt", "BOB.TOML", "carol.toml.txt", "dave.toml "):
         (tmp_path / name).write_text("", encoding="utf-8")
-    (tmp_path / "nested.toml").mkdir()
+    (tmp_path / "nested.toml").mkdir()  # a folder is read one level down: this one holds nothing
+    (tmp_path / "Ana_7_assignsubmission_file_").mkdir()
+    (tmp_path / "Ana_7_assignsubmission_file_" / "answers.toml").write_text("", encoding="utf-8")
     found = answer_files([tmp_path, tmp_path / "missing.toml", tmp_path / "notes.txt", tmp_path / "a.toml"])
-    names = ["BOB.TOML", "a.toml", "b.toml", "carol.toml.txt", "dave.toml ", "nested.toml"]
+    names = [
+        "Ana_7_assignsubmission_file_/answers.toml",
+        "BOB.TOML",
+        "a.toml",
+        "b.toml",
+        "carol.toml.txt",
+        "dave.toml ",
+    ]
     assert found.paths == [tmp_path / n for n in names] + [tmp_path / "missing.toml", tmp_path / "notes.txt"]
+    assert [source.label for source in found.sources][:2] == ["Ana_7_assignsubmission_file_/answers.toml", "BOB.TOML"]
     assert any("1 entry whose name holds no .toml, such as 'notes.txt'" in word for word in found.passed_over)
     assert any(word.endswith("a.toml again; graded once") for word in found.passed_over)  # named twice: one row
-    rows = read_csv(csv_text(grade_files(found.paths)))
-    assert "is a folder" in rows["nested.toml"]["problems"]
+    assert f"{tmp_path / 'nested.toml'} holds no answers file (*.toml); nothing in it was graded" in found.passed_over
 
 
 def test_a_missing_file_is_a_row_that_says_so(tmp_path):
     good = tmp_path / "good.toml"
     good.write_text("mean-square = 12.5\n", encoding="utf-8")
-    rows = read_csv(csv_text(grade_files([tmp_path / "gone.toml", good])))
+    graded = grade_files([tmp_path / "gone.toml", good])
+    rows = read_csv(csv_text(graded))
     assert rows["gone.toml"]["score"] == "0" and "cannot open" in rows["gone.toml"]["problems"]
-    assert rows["good.toml"]["score"] == "1" and rows["good.toml"]["mean-square"] == "correct"
+    assert rows["good.toml"]["score"] == "1" and rows["good.toml"]["mean-square"] == "1"
+    assert verdict_words(long_csv_text(graded))["good.toml"]["mean-square"] == "correct"
 
 
 def test_every_hostile_file_is_a_row_with_its_score(tmp_path):

@@ -141,18 +141,28 @@ def test_each_wrong_answer_fails_its_own_test_with_its_hint_and_never_the_answer
     assert_no_traceback(run)
 
 
-def test_a_malformed_file_names_the_line_and_grades_nothing(grade, tmp_path):
+def test_a_malformed_line_is_named_with_its_fix_and_every_other_exercise_is_graded(grade, tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(with_answer("reciprocal-rms", ""), encoding="utf-8")  # the value left out
     line = answers.read_text().splitlines().index("reciprocal-rms = ") + 1
     report = tmp_path / "report.xml"
     run = grade(answers, "--junitxml", str(report))
     assert run.returncode == 1
-    assert last_line(run) == f"score: 0/{M}"
-    assert f"is not valid TOML: Invalid value (at line {line}," in run.stdout
-    assert "answers file problems" in run.stdout
-    assert all("not graded" in message for message in failures(report).values())
+    assert last_line(run) == f"score: {M - 1}/{M}"
+    fix = f'line {line}: write your answer after "=", or "" to leave it blank; write it as  reciprocal-rms = ""'
+    assert "answers file problems" in run.stdout and fix in run.stdout
+    messages = failures(report)
+    assert [exercise_id for exercise_id, message in messages.items() if message is not None] == ["reciprocal-rms"]
+    assert f"line {line} could not be read" in messages["reciprocal-rms"]
     assert_no_traceback(run)
+
+
+def test_a_name_that_begins_with_a_dash_is_a_name(grade, tmp_path):
+    for name in ("-rf.toml", "-p.toml"):
+        (tmp_path / name).write_text(answers_file(True), encoding="utf-8")
+        run = grade(None, f"--answers={name}", cwd=tmp_path)
+        assert last_line(run) == f"score: {M}/{M}", run.stdout[-2000:]
+        assert f"answers file: {tmp_path / name}" in run.stdout
 
 
 def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(grade, tmp_path):

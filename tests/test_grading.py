@@ -69,25 +69,37 @@ def test_an_unknown_command_is_refused(capsys):
     assert "invalid choice: 'answers'" in capsys.readouterr().err
 
 
-def test_a_malformed_file_names_its_line(tmp_path):
+def test_a_malformed_line_is_listed_with_its_fix_and_every_other_line_is_graded(tmp_path):
     path = write(tmp_path, 'mean-square = 12.5\nnormalized =\noutput = ""\n')
-    assert re.search(r"not valid TOML: .*line 2", AnswerSheet.read(path).unreadable)
+    sheet = AnswerSheet.read(path)
+    assert sheet.unreadable is None and sheet.needs_review
+    assert sheet.grade("mean-square").correct
+    assert (
+        sheet.grade("normalized").message
+        == 'line 2 could not be read: write your answer after "=", or "" to leave it blank.'
+    )
+    assert sheet.problems() == [
+        f'{path}, line 2: write your answer after "=", or "" to leave it blank; write it as  normalized = ""'
+    ]
     assert issubclass(AnswersFileError, GradingError) and not issubclass(AnswersFileError, RMSNormError)
     assert AnswersFileError.boundary == "answers-file"
 
 
-def test_a_missing_or_binary_file_says_so(tmp_path):
+def test_a_missing_file_or_one_that_is_not_text_says_so(tmp_path):
     assert "cannot open" in AnswerSheet.read(tmp_path / "nowhere.toml").unreadable
     binary = tmp_path / "answers.toml"
-    binary.write_bytes(b"mean-square = \xff\n")
-    assert "not UTF-8 text" in AnswerSheet.read(binary).unreadable
+    binary.write_bytes(b"mean-square = \x81\xff\n")  # 0x81 is a character neither in UTF-8 nor in Windows-1252
+    assert AnswerSheet.read(binary).unreadable.endswith(
+        "is not text: byte 0x81 on line 1 is not UTF-8, and byte 0x81 is no character in Windows-1252 either; "
+        "expected a TOML file saved as UTF-8"
+    )
 
 
-def test_an_unreadable_file_grades_nothing(tmp_path):
-    sheet = AnswerSheet.read(write(tmp_path, "mean-square = = 12.5\n"))
+def test_a_file_refused_whole_grades_nothing(tmp_path):
+    sheet = AnswerSheet.read(write(tmp_path, "mean-square = " + "[" * 40 + "]" * 40 + "\n"))
     verdict = sheet.grade("mean-square")
     assert verdict.outcome is Outcome.UNREADABLE and "not graded" in sheet.explain(verdict)
-    assert "line 1" in sheet.explain(verdict)
+    assert "(line 1)" in sheet.explain(verdict)
 
 
 def test_unknown_ids_are_named_with_their_line_and_the_nearest_id(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import html.parser
 import io
 import os
 import re
@@ -24,7 +25,9 @@ from rmsnorm_course.__main__ import main
 from rmsnorm_course.exercises.answers import AnswerSheet, answers_file
 from rmsnorm_course.exercises.gradebook import answer_files
 from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.exercises.untrusted import code_span, csv_cell, visible
 
+pytestmark = pytest.mark.end_to_end  # a real class run over hostile files, shared by every test here
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = answers_file(solutions=True)
 ONE_RIGHT = "mean-square = 12.5\n"  # where what is tested is not the grading, a file that needs one solver only
@@ -53,8 +56,20 @@ NAMES = {  # file name -> what it holds
     "huge-vector.toml": "normalized = [" + "9" * 400 + ", 1]\n",
     "many-axes.toml": "output-shape = [" + ", ".join(["1"] * 60_000) + "]\n",
     "string-with-keys.toml": 'notes = """\nmean-square = 3\n"""\nmean-square = 12.6\n',
+    # names a book's theme once wrote into attributes and scripts as they were
+    'a" onmouseover="alert(1)" x=".toml': 'mean-square = "12.5"\n',
+    "b';alert(2);'.toml": 'mean-square = "12.5"\n',
+    "';alert(3);'.toml": 'mean-square = "12.5"\n',
+    "\U0001f600" * 61 + "\\" * 6 + ".toml": 'mean-square = "12.5"\n',  # 255 bytes: at the file system's limit
+    ".carl.toml": 'mean-square = "25"\n',  # a hidden file and its visible twin: two students
+    "carl.toml": SOLUTIONS,
+    "Jos\u00e9.toml": 'mean-square = "12.5"\n',  # the same name composed (NFC) and decomposed (NFD)
+    "Jose\u0301.toml": SOLUTIONS,
+    "secA/bob.toml": 'mean-square = "12.5"\n',  # the same name in two sections' folders
+    "secB/bob.toml": SOLUTIONS,
 }
-ROWS = len(NAMES) + 4  # and a folder named x.toml, links to the solutions and the system's environment, a loop
+SCORES = {name: M if text == SOLUTIONS else int(text == 'mean-square = "12.5"\n') for name, text in NAMES.items()}
+ROWS = len(NAMES) + 3  # and links to the solutions and the system's environment, a loop (x.toml/ is an empty folder)
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
@@ -76,7 +91,9 @@ def graded(tmp_path_factory):
     folder = base / "submissions"
     folder.mkdir()
     for name, text in NAMES.items():
+        (folder / name).parent.mkdir(exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
+    assert len(("\U0001f600" * 61 + "\\" * 6 + ".toml").encode()) == 255
     (folder / "x.toml").mkdir()
     solutions = base / "solutions.toml"
     solutions.write_text(SOLUTIONS, encoding="utf-8")
@@ -87,15 +104,13 @@ def graded(tmp_path_factory):
     before = fingerprint(base)
     out = base / "out"
     run = subprocess.run(
-        [sys.executable, "-P", "-m", "rmsnorm_course", "grade", ".", "--gradebook", str(out / "grades.csv"),
-         "--feedback", str(out / "feedback")],
+        [sys.executable, "-P", "-m", "rmsnorm_course", "grade", ".", "--out", str(out)],
         cwd=folder, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     after = {path: value for path, value in fingerprint(base).items() if not path.startswith(str(out))}
     return base, folder, out, run, before, after
 
 
-@pytest.mark.end_to_end
 def test_the_run_ends_well_and_changes_nothing_it_reads(graded):
     base, _, _, run, before, after = graded
     assert run.returncode == 0, run.stderr
@@ -105,31 +120,32 @@ def test_the_run_ends_well_and_changes_nothing_it_reads(graded):
     assert not list(base.rglob("PWNED*"))
 
 
-@pytest.mark.end_to_end
 def test_every_file_has_one_row_with_a_score_and_nothing_forges_a_row_or_a_formula(graded):
     _, _, out, _, _, _ = graded
     text = (out / "grades.csv").read_text(encoding="utf-8")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == ROWS and len(text.splitlines()) == ROWS + 1  # one line per row: no name breaks a line
     for row in rows:
-        assert row["score"].isdigit() and row["out of"] == str(M)
+        assert row["score"].isdigit() and row["maximum"] == str(M)
         for cell in row.values():
             assert not CONTROLS.search(cell) and cell[:1] not in ("=", "+", "-", "@")
     by_name = {row["file"]: row for row in rows}
     assert by_name["alice.toml"]["score"] == str(M)
     assert by_name["bob\\nscore: 27 of 27.toml"]["score"] == str(M)  # the name is shown escaped, never a new line
     assert by_name["'=HYPERLINK(1).toml"]["score"] == "0"
-    assert by_name["huge-bare.toml"]["mean-square"] == "wrong"
-    assert by_name["huge-vector.toml"]["normalized"] == "wrong"
+    assert by_name["huge-bare.toml"]["mean-square"] == "0"
+    assert by_name["huge-vector.toml"]["normalized"] == "0"
+    for name, score in SCORES.items():  # every look-alike its own row, with its own file's score
+        assert by_name[csv_cell(name)]["score"] == str(score), name
+    assert by_name["Jose\\u0301.toml"]["name"] == "Jose\\u0301" != by_name["Jos\u00e9.toml"]["name"]
     assert by_name["string-with-keys.toml"]["problems"].startswith(
         "string-with-keys.toml, line 1: there is no exercise"
     )
     for refused in ("linked-solutions.toml", "environ.toml", "loop.toml"):
         assert "is a symbolic link" in by_name[refused]["problems"] and by_name[refused]["score"] == "0"
-    assert "is a folder" in by_name["x.toml"]["problems"]
+    assert "x.toml" not in by_name
 
 
-@pytest.mark.end_to_end
 def test_the_terminal_shows_names_as_text_and_never_a_control(graded):
     _, _, _, run, _, _ = graded
     shown = run.stdout + run.stderr
@@ -137,43 +153,102 @@ def test_the_terminal_shows_names_as_text_and_never_a_control(graded):
     assert not re.search(r"^score:", run.stdout, re.M)  # no name forges a score line
 
 
-@pytest.mark.end_to_end
+def pages_by_file(out: Path) -> dict[str, str]:
+    """Each graded file (as the gradebook shows it) -> the Markdown page the gradebook says is its own."""
+    rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
+    return {row["file"]: Path(row["feedback page"]).with_suffix(".md").name for row in rows}
+
+
+def test_every_page_is_named_from_a_safe_alphabet_and_goes_to_its_own_student(graded):
+    _, _, out, _, _, _ = graded
+    feedback = out / "feedback"
+    names = sorted(path.name for path in feedback.iterdir())
+    assert all(re.fullmatch(r"(index|[0-9]{3}-[a-z0-9-]{0,40})\.(md|html|txt)", name) for name in names), names
+    assert all(len(name.encode()) <= 60 for name in names)
+    pages = pages_by_file(out)
+    assert len(set(pages.values())) == ROWS == len(list(feedback.glob("[0-9]*.md")))
+    index = (feedback / "index.md").read_text(encoding="utf-8")
+    for name, score in SCORES.items():
+        page = (feedback / pages[csv_cell(name)]).read_text(encoding="utf-8")
+        assert f"Answers file: {code_span(name)}" in page, name  # its own file, under its own name
+        assert f"Score: {score} of {M} points" in page, name  # and its own file's grade
+        assert f"[{pages[csv_cell(name)].removesuffix('.md')}]({pages[csv_cell(name)]}): " in index
+        assert f"file {code_span(name)}" in index
+
+
 def test_each_feedback_page_holds_student_text_only_in_code_spans(graded):
     _, _, out, _, _, _ = graded
     pages = sorted((out / "feedback").glob("*.md"))
-    assert len(pages) == ROWS
+    assert len(pages) == ROWS + 1  # and the index
     for page in pages:
         text = page.read_text(encoding="utf-8")
         outside = re.sub(r"(`+) .*? \1", "", text)  # the code spans taken out
         outside = re.sub(r"\\.", "", outside)  # and the characters the page escapes
         assert "{{" not in outside and "<" not in outside and "$" not in outside, page.name
         assert not CONTROLS.search(text)
-    template = (out / "feedback" / "template-answer.md").read_text(encoding="utf-8")
+    pages = pages_by_file(out)
+    template = (out / "feedback" / pages["template-answer.toml"]).read_text(encoding="utf-8")
     assert "env.srcdir" not in template  # an answer that cannot be read is never shown back
-    keys = (out / "feedback" / "string-with-keys.md").read_text(encoding="utf-8")
-    assert "## 1. mean-square (line 4)" in keys  # not line 2, inside the string
+    keys = (out / "feedback" / pages["string-with-keys.toml"]).read_text(encoding="utf-8")
+    assert "✗ Not yet (mean-square)\n\nYour answer: ` 12.6 `" in keys  # the answer on line 4, not in the string
+    assert "string-with-keys.toml, line 1: there is no exercise" in keys  # not line 2, inside the string
 
 
-@pytest.mark.end_to_end
-def test_the_feedback_pages_built_as_a_book_show_every_name_as_text_and_create_no_file(graded, tmp_path):
+class Markup(html.parser.HTMLParser):
+    """Every attribute of every element, every script's text, and the text a reader sees."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.attributes: list[tuple[str, str]] = []
+        self.scripts: list[str] = []
+        self.text: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        self.attributes += [(name, value or "") for name, value in attrs]
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        (self.scripts if self._in_script else self.text).append(data)
+
+
+def test_the_feedback_pages_built_as_a_book_with_its_defaults_run_nothing_from_a_name(graded, tmp_path):
     base, _, out, _, _, _ = graded
     book = tmp_path / "book"
-    (book / "pages").mkdir(parents=True)
+    (book / "fb").mkdir(parents=True)
     pages = sorted((out / "feedback").glob("*.md"))
-    for number, page in enumerate(pages):  # the pages as written; named for the table of contents
-        (book / "pages" / f"page-{number:02d}.md").write_bytes(page.read_bytes())
-    toc = ["format: jb-book", "root: pages/page-00", "chapters:"]
-    toc += [f"- file: pages/page-{number:02d}" for number in range(1, len(pages))]
+    for page in pages:  # the pages as written, under the names the command gave them
+        (book / "fb" / page.name).write_bytes(page.read_bytes())
+    toc = ["format: jb-book", "root: fb/index", "chapters:"]
+    toc += [f"- file: fb/{page.stem}" for page in pages if page.stem != "index"]
     (book / "_toc.yml").write_text("\n".join(toc) + "\n", encoding="utf-8")
     (book / "_config.yml").write_text("title: Feedback\n", encoding="utf-8")  # Jupyter Book's defaults otherwise
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    build = subprocess.run([str(jupyter_book), "build", str(book)], capture_output=True, text=True, timeout=600)
+    build = subprocess.run([str(jupyter_book), "build", str(book)], capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     assert not list(base.rglob("PWNED*")) and not list(book.rglob("PWNED*")) and not list(Path.cwd().glob("PWNED*"))
-    html = "".join(path.read_text(encoding="utf-8") for path in (book / "_build" / "html" / "pages").glob("*.html"))
-    assert '&lt;img</span> <span class="pre">src=x</span>' in html and "<img src=x" not in html
-    assert "env.srcdir.joinpath('PWNED_NAME').touch()" in html  # the name, shown as text
-    assert str(book) not in html.replace(str(book / "_build"), "")  # no path of the teacher's was printed
+    built = {path.stem: path.read_text(encoding="utf-8") for path in (book / "_build" / "html" / "fb").glob("*.html")}
+    assert len(built) == len(pages)
+    by_file = pages_by_file(out)
+    handlers = set()
+    for stem, document in built.items():
+        markup = Markup()
+        markup.feed(document)
+        handlers |= {(name, value) for name, value in markup.attributes if name.startswith("on")}
+        assert not [value for _, value in markup.attributes if "alert(" in value], stem  # no handler from a name
+        assert not [script for script in markup.scripts if "alert(" in script or "PWNED" in script], stem
+        assert f"pagename = 'fb/{stem}'" in document  # the theme's script holds the page's safe name, nothing else
+    for name in SCORES:
+        stem = by_file[csv_cell(name)].removesuffix(".md")
+        markup = Markup()
+        markup.feed(built[stem])
+        seen = " ".join("".join(markup.text).split())
+        assert f"Answers file: {visible(name)}" in seen, name  # each page names its own student's file, as text
+    assert str(book) not in "".join(built.values()).replace(str(book / "_build"), "")  # no path of the teacher's
+    assert handlers == {("onclick", "window.print()"), ("onclick", "toggleFullScreen()")}  # the theme's own, no more
 
 
 def test_a_report_or_gradebook_may_not_replace_an_answers_file(tmp_path, pytester, capsys, monkeypatch):
@@ -207,7 +282,6 @@ def test_a_folder_that_cannot_be_listed_is_passed_over_with_a_word(tmp_path, mon
     ]
 
 
-@pytest.mark.end_to_end
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(ONE_RIGHT, encoding="utf-8")
@@ -216,7 +290,6 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr
 
 
-@pytest.mark.end_to_end
 def test_two_runs_at_once_leave_the_outputs_of_one_of_them(tmp_path):
     classes = {}
     for label in ("a", "b"):
@@ -249,9 +322,10 @@ def test_two_runs_at_once_leave_the_outputs_of_one_of_them(tmp_path):
         ]
         assert [run.wait(timeout=300) for run in runs] == [0, 0]
         rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
-        in_csv = {Path(row["file"]).stem for row in rows}
-        pages = {page.stem for page in (out / "feedback").glob("*.md")}
-        assert in_csv == pages and len({stem[0] for stem in pages}) == 1  # one run's outputs, whole
+        in_csv = {Path(row["feedback page"]).stem for row in rows}
+        pages = {page.stem for page in (out / "feedback").glob("[0-9]*.md")}
+        letters = {row["name"][0] for row in rows} | {page.split("-")[1][0] for page in pages}
+        assert in_csv == pages and len(letters) == 1  # one run's outputs, whole
 
 
 def test_check_names_a_hostile_value_by_its_type(tmp_path):
@@ -265,7 +339,6 @@ def test_check_names_a_hostile_value_by_its_type(tmp_path):
     assert AnswerSheet.read(tmp_path / "absent.toml").unreadable.startswith("cannot open")
 
 
-@pytest.mark.end_to_end
 def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path):
     """The name a browser gives a second download, spaces, and text that make or a shell would run."""
     for name in ("my answers (1) $(shell touch PWNED-make).toml", "`touch PWNED-shell`.toml"):
@@ -279,7 +352,6 @@ def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(t
     assert not list(tmp_path.glob("PWNED*")) and not list(ROOT.glob("PWNED*"))
 
 
-@pytest.mark.end_to_end
 def test_the_grader_run_from_a_students_folder_imports_nothing_from_it(tmp_path):
     (tmp_path / "numpy.py").write_text(f"open({str(tmp_path / 'IMPORTED')!r}, 'w').close()\n", encoding="utf-8")
     (tmp_path / "answers.toml").write_text(ONE_RIGHT, encoding="utf-8")

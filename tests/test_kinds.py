@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 import tomllib
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.exercises.errors import AnswerKindError, GradingError
-from rmsnorm_course.exercises.kinds import Choice, Number, Outcome, Shape, Vector
+from rmsnorm_course.exercises.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 
@@ -49,15 +50,34 @@ def test_number_refuses_text_lists_and_values_of_other_kinds_in_words():
     refused(Number(), "1,8", "a number with a decimal comma; write a point for decimals, as in 0.5")
     refused(Number(), "1/0", "a fraction with 0 below the line")
     refused(Number(), "8 bytes", "a number followed by other words; write the number alone")
-    refused(Number(), "inf", "text that is not a number")
+    refused(Number(), "information", "text that is not a number")
     refused(Number(), "[12.5]", "a list of 1 value")
     refused(Number(), [12.5, 1], "a list of 2 values")
     refused(Number(), True, "a truth value")
-    refused(Number(), float("nan"), "a number that is not finite")
     refused(Number(), {"a": 1}, "a table")
     refused(Number(), datetime.date(1979, 5, 27), "a date")
     refused(Number(), np.timedelta64(3), "a span of time")
     refused(Number(), "x" * 600, "an answer of 600 characters; the grader reads at most 500 in one answer")
+
+
+def test_inf_and_nan_are_answers_that_are_judged_and_match_only_themselves():
+    assert Number().read("-Infinity").value == -math.inf and math.isnan(Number().read(float("nan")).value)
+    assert Number().compare(Number().read("inf"), 0.5) is Outcome.WRONG
+    assert Number().exactly(Number().read("inf"), math.inf) and not Number().exactly(Number().read("-inf"), math.inf)
+    assert Vector(2).matches(Vector(2).read("[nan, NaN]"), (math.nan, math.nan))
+    assert Number().off(Number().read("inf"), 0.5) is None
+
+
+def test_a_percentage_is_a_hundredth_stating_two_decimals_more():
+    given = Number().read("4%")
+    assert (given.value, given.shown, given.decimals) == (0.04, "4%", (2,))
+    assert Number().compare(Number().read("28.2843%"), 0.282843) is Outcome.CORRECT
+
+
+def test_a_list_far_longer_than_any_typed_answer_is_refused_before_it_is_converted():
+    refused(Vector(2), np.zeros(10**7), "a list of 10000000 values")
+    refused(Shape(), [1] * 60_000, "a list of 60000 values")
+    assert Shape().read([1] * MOST_ENTRIES).value == ("1",) * MOST_ENTRIES
 
 
 def test_a_hostile_object_is_named_by_its_type_and_never_asked_anything():

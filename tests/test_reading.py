@@ -92,13 +92,30 @@ def test_numbers_are_ascii_decimal_literals(token):
     assert reading.is_number(token)
 
 
-@pytest.mark.parametrize("token", ["inf", "nan", "1_000", "0x10", "1/8", "1,5", "--1", "e5", ".", "1e", "\u0661"])
+@pytest.mark.parametrize("token", ["inf", "-Infinity", "+NaN", "nan"])
+def test_infinity_and_not_a_number_are_numbers_in_any_case(token):
+    assert reading.is_number(token) and reading.decimals(token) == 0
+
+
+NOT_NUMBERS = ["information", "nano", "infinite", "1_000", "0x10", "1/8", "1,5", "--1", "e5", ".", "1e", "\u0661"]
+
+
+@pytest.mark.parametrize("token", NOT_NUMBERS)
 def test_anything_else_is_not_a_number(token):
     assert not reading.is_number(token)
 
 
 @pytest.mark.parametrize(
-    ("token", "count"), [("12", 0), ("12.50", 2), ("1.5e-3", 4), ("1.5e3", 0), ("1e-999999999", 999_999)]
+    ("token", "count"),
+    [
+        ("12", 0),
+        ("12.50", 2),
+        ("1.5e-3", 4),
+        ("1.5e3", 0),
+        ("1e-999999999", 999_999),
+        ("0.7e+0000000", 1),  # leading zeros of an exponent are no size
+        ("1.25e-0002", 4),
+    ],
 )
 def test_decimals_count_the_places_a_number_states(token, count):
     assert reading.decimals(token) == count

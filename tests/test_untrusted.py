@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmsnorm_course.exercises.untrusted import SHOWN, code_span, csv_cell, quoted, visible
+from rmsnorm_course.exercises.untrusted import SHOWN, code_span, csv_cell, html_text, one_line, quoted, slug, visible
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,36 @@ def test_a_code_span_is_fenced_by_more_backticks_than_the_text_holds_in_a_row():
 def test_a_cell_never_starts_a_formula(formula):
     assert csv_cell(formula) == "'" + formula
     assert csv_cell("alice.toml") == "alice.toml"
+
+
+def test_a_name_written_composed_and_decomposed_never_looks_the_same():
+    composed, decomposed = "Jos\u00e9", "Jose\u0301"
+    assert visible(composed) == "Jos\u00e9" and visible(decomposed) == "Jose\\u0301"
+    assert visible("\u0928\u092e\u0938\u094d\u0924\u0947") == "\u0928\u092e\u0938\u094d\u0924\u0947"  # NFC marks stay
+
+
+def test_a_message_already_made_visible_keeps_its_escapes_as_they_are():
+    message = f"there is no exercise {quoted(chr(1))}"
+    assert one_line(message) == "there is no exercise '\\x01'"
+    assert code_span(message, composed=True) == "` there is no exercise '\\x01' `"
+    assert csv_cell(message, composed=True) == "there is no exercise '\\x01'"
+
+
+def test_html_text_escapes_markup_and_quotes():
+    assert html_text('a" onmouseover="alert(1)') == "a&quot; onmouseover=&quot;alert(1)"
+    assert html_text("<b>\n</b>") == "&lt;b&gt;\\n&lt;/b&gt;"
+
+
+@pytest.mark.parametrize(
+    ("name", "made"),
+    [
+        ("Jos\u00e9 Garc\u00eda", "jose-garcia"),
+        ('a" onmouseover="alert(1)" x="', "a-onmouseover-alert-1-x"),
+        ("b';alert(2);'", "b-alert-2"),
+        ("\U0001f600" * 61 + "\\" * 6, ""),
+        ("../../etc/passwd", "etc-passwd"),
+        ("x" * 300, "x" * 40),
+    ],
+)
+def test_a_slug_keeps_a_fixed_alphabet_and_a_bounded_length(name, made):
+    assert slug(name) == made

@@ -1,9 +1,11 @@
 """Answer files: the TOML a student fills in, read as data and graded one exercise at a time.
 
 The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
-executed and never written to. Problems are reported with the exercise id or the
-line they concern: a file that cannot be read or is not valid TOML, a key that
-names no exercise, an answer of the wrong kind, a blank answer.
+executed and never written to. A file that is not quite TOML (a quote never closed,
+a letter without quotes) is read line by line: every line that can be read is
+graded, and every other is listed with what to change. Problems are reported with
+the exercise id or the line they concern: a file that cannot be read at all, a line
+that cannot, a key that names no exercise, an answer of the wrong kind, a blank one.
 """
 
 from __future__ import annotations
@@ -15,46 +17,110 @@ from pathlib import Path
 
 from . import registry
 from .errors import AnswersFileError, UnknownExercise
-from .feedback import Outcome, Verdict, judge
+from .feedback import Outcome, Verdict, is_unanswered, judge
+from .key import solution
 from .kinds import Choice
 from .registry import EXERCISES, Exercise
-from .toml_reader import key_lines, parse, read_text
+from .toml_reader import BadLine, read_answers
 from .untrusted import visible
 
 BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
 VARIANTS = "variants"  # the page's "Try another" answers, a table per exercise; reported, never scored
+SHOWN_FIRST = "shown-before-first-try"  # the exercises whose answer the page showed before a first prediction
+NAME, ID = "name", "id"  # who the file is from, where the page's download (or the student) says
+IDENTITY_LONGEST = 200  # characters of a name or an id
+TABLES = (FIRST_TRIES, SHOWN_FIRST)
+RESERVED = (*TABLES, VARIANTS, NAME, ID)
+SELF_RECORDED = (
+    "first tries are the student's own record, kept by their browser and not checked by the grader; "
+    "they are not part of the score"
+)
+
+
+@dataclass(frozen=True)
+class FirstTry:
+    """An exercise's first prediction as the file records it, and what the record says about it.
+
+    ``shown``: the answer was shown ("Show the answer") before the first prediction,
+    so the first prediction, if any, is no prediction. ``unanswered``: the file gives
+    no final answer to the exercise (a first try by itself is a record to look at).
+    """
+
+    verdict: Verdict | None
+    shown: bool = False
+    unanswered: bool = False
+
+    @property
+    def word(self) -> str:
+        """``right``, ``not right`` or ``shown``: as the gradebook and the summary say it."""
+        if self.shown or self.verdict is None:
+            return "shown"
+        return "right" if self.verdict.correct else "not right"
+
+    @property
+    def right(self) -> bool:
+        return self.word == "right"
 
 
 @dataclass(frozen=True)
 class AnswerSheet:
-    """One student's answers (and first tries, where the file keeps them), or the reason it could not be read."""
+    """One student's answers (and first tries, where the file keeps them), or the reason it could not be read.
+
+    A file that is not quite TOML is read line by line (``toml_reader.contents``):
+    ``bad`` holds the lines that could not be read, each with what to change; the
+    exercises they give are graded as unreadable and the rest as usual.
+    """
 
     path: Path
     answers: Mapping[str, object] = field(default_factory=dict)
     lines: Mapping[str, int] = field(default_factory=dict)
     unreadable: str | None = None
+    bad: tuple[BadLine, ...] = ()
+    notes: tuple[str, ...] = ()
+    written: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, path: str | Path) -> AnswerSheet:
         """Read a sheet; a file that cannot be read becomes a sheet that says why."""
         path = Path(path)
         try:
-            text = read_text(path)
-            return cls(path, parse(text, path), key_lines(text))
+            got = read_answers(path, EXERCISES)
         except AnswersFileError as error:
             return cls(path, unreadable=str(error))
+        return cls(path, got.data, got.lines, None, got.bad, got.notes, got.written)
 
     @property
     def name(self) -> str:
         """The file's path as every output shows it: visible, on one line."""
         return visible(str(self.path))
 
+    def _table(self, name: str) -> Mapping[str, object]:
+        table = self.answers.get(name, {})
+        return table if isinstance(table, dict) else {}
+
     @property
     def first_tries(self) -> Mapping[str, object]:
-        tries = self.answers.get(FIRST_TRIES, {})
-        return tries if isinstance(tries, dict) else {}
+        return self._table(FIRST_TRIES)
+
+    @property
+    def shown_first(self) -> set[str]:
+        """The exercises whose answer the page showed before their first prediction (a true value each)."""
+        return {key for key, value in self._table(SHOWN_FIRST).items() if value is True}
+
+    def identity(self, key: str) -> str | None:
+        """The file's own ``name`` or ``id``: text (a whole number for an id) of at most ``IDENTITY_LONGEST``."""
+        value = self.answers.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and key == ID and value.bit_length() < 200:
+            value = str(value)
+        if isinstance(value, str) and value.strip() and len(value) <= IDENTITY_LONGEST:
+            return value.strip()
+        return None
+
+    def typed(self, exercise_id: str, table: str | None = None) -> str | None:
+        """The answer as the student wrote it (``1.00``, not 1.0), or None where the file gives none."""
+        return self.written.get((table, exercise_id))
 
     def variant_tries(self) -> list[tuple[str, int, Verdict]]:
         """Each variant answered in the file, judged as the page judged it: practice, never part of the score."""
@@ -72,16 +138,28 @@ class AnswerSheet:
     def where(self, key: str) -> str:
         return f"{key} (line {self.lines[key]})" if key in self.lines else key
 
+    def bad_line(self, exercise_id: str) -> BadLine | None:
+        """The line giving this exercise's answer that could not be read, if there is one."""
+        return next((bad for bad in self.bad if bad.key == exercise_id and bad.table is None), None)
+
     def unknown_ids(self) -> list[str]:
         """A message for each key that names no exercise, with the nearest ids (the first few; the rest counted)."""
-        unknown = [key for key in self.answers if key not in EXERCISES and key not in (FIRST_TRIES, VARIANTS)]
-        unknown += [f"{FIRST_TRIES}.{key}" for key in self.first_tries if key not in EXERCISES]
+        unknown = [key for key in self.answers if key not in EXERCISES and key not in RESERVED]
+        for table in TABLES:
+            unknown += [f"{table}.{key}" for key in self._table(table) if key not in EXERCISES]
         messages = []
-        if FIRST_TRIES in self.answers and not isinstance(self.answers[FIRST_TRIES], dict):
-            messages.append(f"{self.name}: {FIRST_TRIES} is not a table of answers; its first tries are left out")
+        for table in TABLES:
+            if table in self.answers and not isinstance(self.answers[table], dict):
+                messages.append(f"{self.name}: {table} is not a table of answers; it is left out")
+        for key in (NAME, ID):
+            if key in self.answers and self.identity(key) is None:
+                messages.append(
+                    f"{self.name}: {key} is not text of at most {IDENTITY_LONGEST} characters; "
+                    f'expected a line like  {key} = "..."'
+                )
         for key in unknown[:REPORTED_UNKNOWN]:
             try:
-                registry.get(key.removeprefix(f"{FIRST_TRIES}."))
+                registry.get(key.split(".", 1)[1] if key.startswith(TABLES) else key)
             except UnknownExercise as error:
                 line = f"line {self.lines[key]}: " if key in self.lines else ""
                 messages.append(f"{self.name}, {line}{error}")
@@ -90,21 +168,42 @@ class AnswerSheet:
             messages.append(f"{self.name}: and {rest} more key{'s' * (rest != 1)} that name no exercise")
         return messages
 
-    def problems(self) -> list[str]:
-        """What keeps the file from a full grade besides its answers: why it is unreadable, or its unknown keys."""
-        return [self.unreadable] if self.unreadable is not None else self.unknown_ids()
+    def bad_lines(self) -> list[str]:
+        """A message for each line that could not be read: where, what to change, and the line as it could be."""
+        said = [f"{self.name}, {bad.lines}: {bad.fix}" for bad in self.bad]
+        return [
+            words + (f"; write it as  {visible(bad.suggestion)}" if bad.suggestion else "")
+            for words, bad in zip(said, self.bad)
+        ]
 
-    def first_try(self, exercise_id: str) -> Verdict | None:
-        """The verdict on the exercise's first prediction, where the file records one."""
-        if self.unreadable is not None or exercise_id not in self.first_tries:
+    def problems(self) -> list[str]:
+        """What keeps the file from a full grade besides its answers: why it is unreadable, its bad lines and keys."""
+        return [self.unreadable] if self.unreadable is not None else self.bad_lines() + self.unknown_ids()
+
+    @property
+    def needs_review(self) -> bool:
+        """Whether a person should look at the file: something in it was not read or names no exercise."""
+        return bool(self.problems())
+
+    def first_try(self, exercise_id: str) -> FirstTry | None:
+        """The first prediction as the file records it (judged), where it records one or a shown answer."""
+        if self.unreadable is not None:
             return None
-        return judge(registry.get(exercise_id), self.first_tries[exercise_id])
+        shown = exercise_id in self.shown_first
+        recorded = exercise_id in self.first_tries
+        if not (recorded or shown):
+            return None
+        verdict = judge(registry.get(exercise_id), self.first_tries[exercise_id]) if recorded else None
+        return FirstTry(verdict, shown, is_unanswered(self.answers.get(exercise_id)))
 
     def grade(self, exercise_id: str) -> Verdict:
-        """The verdict on one exercise; a file that could not be read grades nothing."""
+        """The verdict on one exercise; a file that could not be read grades nothing, nor does a line that could not."""
         exercise = registry.get(exercise_id)
         if self.unreadable is not None:
             return Verdict(exercise.id, Outcome.UNREADABLE, f"not graded, because {self.unreadable}")
+        bad = self.bad_line(exercise_id)
+        if bad is not None and exercise_id not in self.answers:
+            return Verdict(exercise.id, Outcome.UNREADABLE, f"{bad.lines} could not be read: {bad.fix}.")
         return judge(exercise, self.answers.get(exercise.id))
 
     def explain(self, verdict: Verdict) -> str:
@@ -115,6 +214,9 @@ class AnswerSheet:
         if verdict.outcome is Outcome.NOT_ANSWERED:
             prompt = registry.get(verdict.exercise_id).prompt
             return f"{where}: {Outcome.NOT_ANSWERED.value}. {prompt} Write your answer after `{verdict.exercise_id} =`."
+        bad = self.bad_line(verdict.exercise_id)
+        if bad is not None and bad.suggestion and verdict.outcome is Outcome.UNREADABLE:
+            return f"{where}: {verdict.unfolded} Write it as  {visible(bad.suggestion)}"
         return f"{where}: {verdict.unfolded}"
 
 
@@ -154,6 +256,6 @@ def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
     lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
     if isinstance(kind, Choice):
         lines += [_comment(option, "  ") for option in kind.listed()]
-    value = kind.toml(exercise.solve().answer) if solutions else BLANK
+    value = kind.toml(solution(exercise).answer) if solutions else BLANK
     lines.append(f"{exercise.id} = {value}")
     return "\n".join(lines)

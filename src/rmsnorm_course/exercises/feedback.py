@@ -16,9 +16,10 @@ import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import reading, registry
+from . import key, reading, registry
 from .errors import AnswerKindError, UnknownExercise
 from .kinds import FOUND, MESSAGE, NEAR, PLACES, Choice, Outcome, Reading, shortened
+from .misconceptions import NON_FINITE, not_finite
 from .registry import Exercise
 from .untrusted import quoted
 
@@ -145,9 +146,10 @@ def page_words(exercise: Exercise) -> dict[str, object]:
 
     ``wrong`` is the hint; ``near`` is said instead of it to a near miss, with its
     place from ``places``; ``unreadable`` is ``MESSAGE`` with what was found
-    (``FOUND``) filled in.
+    (``FOUND``) filled in; ``nonfinite`` is said to an answer holding inf or nan,
+    where the exercise has words for it.
     """
-    solution = exercise.solve()
+    solution = key.solution(exercise)
     return {
         "head": HEAD,
         "said": SAID,
@@ -164,6 +166,7 @@ def page_words(exercise: Exercise) -> dict[str, object]:
         "unreadable": MESSAGE,
         "found": FOUND,
         "expected": exercise.kind.describe(),
+        "nonfinite": NON_FINITE.get(exercise.id, ""),
     }
 
 
@@ -179,7 +182,7 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
         given: Reading = exercise.kind.read(raw)
     except AnswerKindError as error:
         return Verdict(exercise.id, Outcome.UNREADABLE, str(error), None, _options(exercise))
-    kind, solution = exercise.kind, exercise.solve()
+    kind, solution = exercise.kind, key.solution(exercise)
     shown = shortened(given.shown)
     outcome = kind.compare(given, solution.answer)
     if outcome is Outcome.CORRECT:
@@ -191,6 +194,9 @@ def judge(exercise: Exercise, raw: object) -> Verdict:
     slips = exact or tuple(note for value, note in solution.pitfalls if kind.matches(given, value))
     if slips:
         return Verdict(exercise.id, Outcome.WRONG, " ".join(slips), shown, slips=slips, detail=exercise.hint)
+    if exercise.id in NON_FINITE and not_finite(given):
+        note = NON_FINITE[exercise.id]
+        return Verdict(exercise.id, Outcome.WRONG, note, shown, slips=(note,), detail=exercise.hint)
     place = kind.off(given, solution.answer)
     if place is not None:
         return Verdict(exercise.id, Outcome.WRONG, NEAR_MISS.format(place=PLACES[place]), shown)
@@ -235,7 +241,7 @@ def _variant_number(exercise: Exercise, variant: object) -> int:
 def reference(exercise_id: str) -> Verdict:
     """The reference answer with its explanation, as a verdict (for the book's folded answers)."""
     exercise = registry.get(exercise_id)
-    solution = exercise.solve()
+    solution = key.solution(exercise)
     return Verdict(
         exercise.id, Outcome.CORRECT, solution.explanation, exercise.kind.show(solution.answer), detail=solution.detail
     )

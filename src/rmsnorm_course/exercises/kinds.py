@@ -43,6 +43,7 @@ FOUND = {  # ... and what was found instead; the page fills in the same template
     "words": "a number followed by other words; write the number alone",
     "zero below": "a fraction with 0 below the line",
 }
+MOST_ENTRIES = (reading.LONGEST + 1) // 2  # the most entries a typed answer can hold: a longer list is refused unread
 NEAR = 0.01  # a wrong number within this share of the reference is told where it is off, not given a hint
 SLACK = 1e-12  # relative room for the binary rounding of both numbers when half a unit decides
 
@@ -102,8 +103,7 @@ def _token(raw: object) -> str | Odd:
         number = int(raw)
         return str(number) if number.bit_length() < 4000 else Odd("a whole number too long to read")
     if isinstance(raw, (float, np.floating)):
-        number = float(raw)
-        return repr(number) if math.isfinite(number) else Odd("a number that is not finite")
+        return repr(float(raw))  # inf and nan too: they are answers, judged like any other
     return Odd(_named(raw))
 
 
@@ -143,6 +143,9 @@ def _as_typed(raw: object) -> reading.Typed:
         if reading.too_long(raw):
             raise AnswerKindError(FOUND["long"].format(count=len(raw), longest=reading.LONGEST))
         return reading.typed(raw)
+    count = raw.size if isinstance(raw, np.ndarray) and raw.ndim == 1 else _length(raw)
+    if count > MOST_ENTRIES:  # refused before a single entry is converted
+        raise AnswerKindError(FOUND["list"].format(count=count))
     if isinstance(raw, np.ndarray) and raw.ndim == 1:
         raw = raw.tolist()
     elif isinstance(raw, np.ndarray) and raw.ndim == 0:
@@ -154,6 +157,11 @@ def _as_typed(raw: object) -> reading.Typed:
     if isinstance(token, Odd):
         raise AnswerKindError(token.found)
     return reading.Typed(token)
+
+
+def _length(raw: object) -> int:
+    """How many entries a list or tuple holds (0 for anything else), asked without iterating it."""
+    return len(raw) if isinstance(raw, (list, tuple)) else 0
 
 
 def _found(typed: reading.Typed, what: str) -> str:
@@ -231,6 +239,7 @@ def _number(text: str, decimals: int, units: tuple[str, ...] = ()) -> Reading | 
     """One number as written, or what was found instead: a decimal, a fraction, a number in the unit asked."""
     if reading.is_number(text):
         return Reading(float(text), text, (reading.decimals(text),))
+    percent = re.fullmatch(reading.PERCENT, text)
     fraction = re.fullmatch(reading.FRACTION, text)
     if fraction:
         above, below = fraction.groups()
@@ -241,6 +250,9 @@ def _number(text: str, decimals: int, units: tuple[str, ...] = ()) -> Reading | 
     if worded and units and reading.plain_words(worded.group(2)) in units:
         token = worded.group(1)
         return Reading(float(token), f"{token} {units[0]}", (reading.decimals(token),))
+    if percent:  # a hundredth: 4% states two decimals more than 4
+        token = percent.group(1)
+        return Reading(float(token) / 100, f"{token}%", (reading.decimals(token) + 2,))
     if worded:
         return FOUND["words"]
     if re.fullmatch(reading.DECIMAL_COMMA, text):
@@ -587,7 +599,7 @@ def _off(given: Sequence[float], expected: Sequence[float], decimals: int) -> in
     answer no longer rounds to the reference.
     """
     for g, e in zip(given, expected, strict=True):
-        if e == 0 or not math.isfinite(g) or abs(g - e) > NEAR * abs(e):
+        if e == 0 or not (math.isfinite(g) and math.isfinite(e)) or abs(g - e) > NEAR * abs(e):
             return None
     for place in range(decimals + 1):
         if not all(_nearly(g, e, place) for g, e in zip(given, expected, strict=True)):
@@ -606,8 +618,10 @@ def _agree(given: float, expected: float, decimals: int) -> bool:
     Half a unit exactly counts, with room for the binary rounding of both numbers, so
     that a reference ending in 5 may be rounded either way.
     """
+    if not (math.isfinite(given) and math.isfinite(expected)):  # inf is inf of the same sign, nan is nan
+        return given == expected or (math.isnan(given) and math.isnan(expected))
     slack = SLACK * max(1.0, abs(expected))
-    return math.isfinite(given) and abs(given - expected) <= 0.5 * 10.0**-decimals + slack
+    return abs(given - expected) <= 0.5 * 10.0**-decimals + slack
 
 
 def _nearly(given: float, expected: float, decimals: int) -> bool:

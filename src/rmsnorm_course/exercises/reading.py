@@ -18,12 +18,14 @@ applies them as they are, so the three cannot drift apart. In order:
    it is removed (the answers file shows every blank answer as ``""``). Text in
    ``[ ]`` or ``( )`` is a list, split at commas; one trailing comma is allowed.
 3. Tokens. An entry (or the whole answer) is a number when it matches ``NUMBER``:
-   ASCII digits, an optional sign, point and exponent, as in ``-0.5``, ``.5``, ``1e-5``.
+   ASCII digits, an optional sign, point and exponent, as in ``-0.5``, ``.5``, ``1e-5``;
+   or infinity or not-a-number, ``inf``, ``-infinity``, ``nan`` in any case (the
+   natural wrong predictions where a square overflows: read, so that they are judged).
    A few other ways people write answers are read too, or answered with what to
    change (``kinds`` decides, by the kind of answer asked): a fraction ``1/4``; a
-   number with the unit the question asks for, ``8 bytes``; a vector or shape
-   without its brackets, ``0.8, 1.1``; a shape with times signs, ``2x5x3``; and a
-   decimal comma, ``0,28``, which is told to use a point.
+   number with the unit the question asks for, ``8 bytes``; a percentage, ``4%``
+   (0.04); a vector or shape without its brackets, ``0.8, 1.1``; a shape with times
+   signs, ``2x5x3``; and a decimal comma, ``0,28``, which is told to use a point.
 
 An answer longer than ``LONGEST`` characters is not read at all: the page refuses it
 in the box, and the grader with the same words. What a kind of answer (a number, a
@@ -40,14 +42,17 @@ from functools import cache
 from importlib.resources import files
 
 LONGEST = 500  # characters in one answer: 25 answers, each kept twice, stay far inside the grader's 256 KiB
-NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+FINITE = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+NOT_FINITE = r"[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])"  # inf, -Infinity, NaN
+NUMBER = rf"{FINITE}|{NOT_FINITE}"
 WHOLE = r"[+-]?[0-9]+"
 LETTER = r"\(? *([A-Za-z]) *[).]?"  # B, (B), B) or B. : a choice's letter
 LABELLED = r"\(? *([A-Za-z]) *[).] +([^ ].*)"  # B) and the option's words, as the box lists it
 # Forms a person writes that are not plain decimals, each read or answered with what to change:
-FRACTION = rf"({NUMBER}) */ *({NUMBER})"  # 1/4 is a quarter
+FRACTION = rf"({FINITE}) */ *({FINITE})"  # 1/4 is a quarter
 DECIMAL_COMMA = r"[+-]?[0-9]+,[0-9]+"  # 0,28: a decimal comma, told to write a point
-WITH_WORDS = rf"({NUMBER}) *([A-Za-z%][A-Za-z% ]*)"  # 8 bytes: a number and a unit, or other words
+WITH_WORDS = rf"({FINITE}) *([A-Za-z%][A-Za-z% ]*)"
+PERCENT = rf"({FINITE}) *%"  # 4% is 0.04  # 8 bytes: a number and a unit, or other words
 BY = r"[0-9]+(?: *[xX\u00d7] *[0-9]+)+"  # 2x5x3: a shape written with times signs
 BY_SIGN = r" *[xX\u00d7] *"
 QUOTES = "\"'"
@@ -133,6 +138,7 @@ def rules() -> dict[str, object]:
         "letter": LETTER,
         "labelled": LABELLED,
         "fraction": FRACTION,
+        "percent": PERCENT,
         "decimal_comma": DECIMAL_COMMA,
         "with_words": WITH_WORDS,
         "by": BY,
@@ -204,7 +210,7 @@ def decimals(token: str) -> int:
     fraction = mantissa.partition(".")[2]
     shift = 0
     if exponent:
-        digits = exponent.lstrip("+-")
+        digits = exponent.lstrip("+-").lstrip("0") or "0"  # 1e+0000000 is 1e0: leading zeros are no size
         shift = int(digits) if len(digits) <= 6 else 999_999
         shift = -shift if exponent.startswith("-") else shift
     return min(max(len(fraction) - shift, 0), 999_999)

@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import tomllib
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,8 +89,8 @@ def nesting(text: str) -> Nesting:
     return Nesting(deepest, line(at) if deepest else 0, what, longest, line(key_at) if longest else 0)
 
 
-def read_text(path: Path) -> str:
-    """The file's text: a regular file of at most ``MAX_BYTES``, in UTF-8 (a leading byte-order mark is dropped).
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes: a regular file of at most ``MAX_BYTES``.
 
     A symbolic link is refused, not followed: an answers file is a file of its own, not a
     way to have the grader read another (the solutions, or a file of the system's).
@@ -115,22 +116,91 @@ def read_text(path: Path) -> str:
             f"{name} is {binary_size(size)}, more than the {binary_size(MAX_BYTES)} "
             f"the grader reads of an answers file; {EXPECTED}"
         )
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise AnswersFileError(f"{name} is UTF-16 text; expected a TOML file saved as UTF-8")
+    return data
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A file's text, and the encoding it was read in when that was not plain UTF-8 (for a note)."""
+
+    text: str
+    encoding: str | None = None
+
+
+UTF16_SHARE = 0.4  # of the byte pairs in a file whose one byte is 0: UTF-16 text of the ASCII an answers file holds
+
+
+def decode(data: bytes, path: Path) -> Decoded:
+    """Text in the encodings editors save in: UTF-8 (with or without a byte-order mark), UTF-16, Windows-1252.
+
+    UTF-16 is known by its byte-order mark, or without one by the zero byte beside each
+    ASCII character. Bytes that are not UTF-8 are read as Windows-1252 (the Western
+    encoding of Windows editors), where every byte but five is a character; a file that
+    is none of these is refused with the first byte that is not text.
+    """
+    name = visible(str(path))
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    utf16 = _utf16(data)
+    if utf16 is not None:
+        try:
+            return Decoded(data.decode(utf16).removeprefix("\ufeff"), "UTF-16")
+        except UnicodeDecodeError:
+            raise AnswersFileError(
+                f"{name} begins as UTF-16 text but is not: expected a TOML file saved as UTF-8"
+            ) from None
     try:
-        text = data.decode("utf-8")
+        return Decoded(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        first = error.start
+    try:
+        return Decoded(data.decode("cp1252"), "Windows-1252")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, first) + 1
         raise AnswersFileError(
-            f"{name} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line} is not UTF-8; "
-            "expected a TOML file saved as UTF-8"
+            f"{name} is not text: byte 0x{data[first]:02x} on line {line} is not UTF-8, and byte "
+            f"0x{data[error.start]:02x} is no character in Windows-1252 either; expected a TOML file saved as UTF-8"
         ) from None
-    return text.removeprefix("\ufeff")
+
+
+def _utf16(data: bytes) -> str | None:
+    """The codec of UTF-16 text, by its byte-order mark or by zero bytes on one side of most pairs; else None."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    pairs = len(data) // 2
+    if pairs == 0 or len(data) % 2:
+        return None
+    low, high = data[1::2].count(0), data[0::2].count(0)
+    if low >= UTF16_SHARE * pairs and high == 0:
+        return "utf-16-le"
+    if high >= UTF16_SHARE * pairs and low == 0:
+        return "utf-16-be"
+    return None
+
+
+def read_text(path: Path) -> str:
+    """The file's text (``read_bytes``, then ``decode``)."""
+    return decode(read_bytes(path), path).text
 
 
 def parse(text: str, path: Path) -> dict[str, object]:
-    """The TOML data in ``text``, once its nesting is known to be shallow enough to parse."""
+    """The TOML data in ``text``, once its nesting is known to be shallow enough to parse; else why not."""
     name = visible(str(path))
+    _within_limits(text, name)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        said = _repeated(text, str(error), path) or f"{name} is not valid TOML: {error}; {EXPECTED}"
+        raise AnswersFileError(said) from None
+    except RecursionError:  # the scan keeps this away; kept so that no file can end in a traceback
+        raise AnswersFileError(f"{name} nests values too deep to read; {EXPECTED}") from None
+    except ValueError as error:  # a whole number of more digits than Python converts, for one
+        reason = str(error).split(";")[0]
+        raise AnswersFileError(f"{name} is not valid TOML as the grader reads it: {reason}; {EXPECTED}") from None
+
+
+def _within_limits(text: str, name: str) -> None:
+    """Refuse a text nested deeper, or with longer dotted keys, than the parser may be handed."""
     deepest = nesting(text)
     if deepest.depth > MAX_DEPTH:
         raise AnswersFileError(
@@ -142,16 +212,6 @@ def parse(text: str, path: Path) -> dict[str, object]:
             f"{name} has a dotted key of {deepest.key_parts} parts (line {deepest.key_line}); "
             f"the grader reads keys of at most {MAX_DEPTH}; {EXPECTED}"
         )
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        said = _repeated(text, str(error), path) or f"{name} is not valid TOML: {error}; {EXPECTED}"
-        raise AnswersFileError(said) from None
-    except RecursionError:  # the scan above keeps this away; kept so that no file can end in a traceback
-        raise AnswersFileError(f"{name} nests values too deep to read; {EXPECTED}") from None
-    except ValueError as error:  # a whole number of more digits than Python converts, for one
-        reason = str(error).split(";")[0]
-        raise AnswersFileError(f"{name} is not valid TOML as the grader reads it: {reason}; {EXPECTED}") from None
 
 
 def key_occurrences(text: str) -> list[tuple[str, int]]:
@@ -161,7 +221,7 @@ def key_occurrences(text: str) -> list[tuple[str, int]]:
     """
     inside = _lines_inside_strings(text)
     found = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # TOML's lines end at a line feed only
         match = _KEY.match(line)
         if match and number not in inside:
             found.append((next(group for group in match.groups() if group is not None), number))
@@ -200,3 +260,299 @@ def _repeated(text: str, error: str, path: Path) -> str | None:
             )
         first.setdefault(key, number)
     return None
+
+
+# --- a file that is not quite TOML, read as far as it can be -----------------------------------
+
+# Typographic quotes (a word processor's) and the no-break space, as TOML needs them.
+STRAIGHT = str.maketrans(
+    {
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\uff02": '"',
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\uff07": "'",
+        "\u00a0": " ",
+    }
+)
+LONGEST_ANSWER_LINES = 100  # a value spread over more lines than this is not an answer
+SUGGESTED = 120  # characters of a suggested line shown back
+HEADER_FIX = "a table's name stands alone in brackets, like [first-tries]"
+QUOTES_NOTE = "typographic quotes (\u201c \u201d \u2018 \u2019) were read as straight quotes"
+_STATEMENT = re.compile(
+    r"""^\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*\s*="""
+)
+_HEADER = re.compile(r"""^\s*\[\s*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')\s*\]\s*(?:#.*)?$""")
+_PAIR = re.compile(r"""[ \t]*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*=(.*)""", re.S)  # the value: .strip() it
+_SIMPLE_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_SPACED = re.compile(r"""[ \t]*([A-Za-z0-9_-]+)[ \t]+(\S.*)""", re.S)
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A line (or lines) that could not be read, what to change, and the line as it could be written.
+
+    ``suggestion`` is made from the student's own text: it is shown only as text.
+    """
+
+    line: int
+    last: int
+    key: str | None  # the key the line gives, where one can be read
+    table: str | None  # the table it stands in (None at the top of the file)
+    fix: str
+    suggestion: str | None = None
+
+    @property
+    def lines(self) -> str:
+        return f"line {self.line}" if self.last == self.line else f"lines {self.line} to {self.last}"
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a file gives: its data, the line of each key, each value as written, and what could not be read.
+
+    ``notes`` say how the file was read where that was not plain TOML in UTF-8 (its
+    encoding, straightened quotes); they take nothing from the grade.
+    """
+
+    data: dict[str, object]
+    lines: dict[str, int]
+    written: dict[tuple[str | None, str], str]  # (table, key) -> the value as the file writes it
+    bad: tuple[BadLine, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def read_answers(path: Path, wanted: Container[str] = ()) -> Contents:
+    """A file read as far as it can be: in full when it is TOML, else line by line; refused whole only past a limit.
+
+    ``wanted`` are the keys whose values are kept as written (the exercises' ids).
+    """
+    decoded = decode(read_bytes(path), path)
+    notes = (f"saved as {decoded.encoding}, and read so",) if decoded.encoding else ()
+    return contents(decoded.text, path, notes, wanted)
+
+
+def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Container[str] = ()) -> Contents:
+    """``text`` as TOML; failing that with its quotes straightened; failing that, each statement on its own."""
+    _within_limits(text, visible(str(path)))
+    for attempt, note in ((text, ()), (text.translate(STRAIGHT), (QUOTES_NOTE,))):
+        if note and attempt == text:
+            continue
+        try:
+            data = tomllib.loads(attempt)
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+            continue
+        return Contents(data, key_lines(attempt), _written(attempt, wanted, data), (), notes + note)
+    return _recover(text, notes, wanted)
+
+
+def _loads(statement: str, table: str | None) -> dict[str, object]:
+    """One statement parsed on its own, as it stands in its table."""
+    return tomllib.loads(statement if table is None else f"[{_toml_key(table)}]\n{statement}")
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _recover(text: str, notes: tuple[str, ...], wanted: Container[str]) -> Contents:
+    """Every statement that parses on its own (straightened if need be) is read; every other is a ``BadLine``.
+
+    A key given twice is read neither time: both lines are listed.
+    """
+    lines = text.split("\n")
+    data: dict[str, object] = {}
+    seen: dict[tuple[str | None, str], int] = {}
+    written: dict[tuple[str | None, str], str] = {}
+    bad: list[BadLine] = []
+    table: str | None = None
+    straightened = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or line.lstrip().startswith("#"):
+            i += 1
+            continue
+        if line.lstrip().startswith("["):
+            header = _HEADER.match(line) or _HEADER.match(line.translate(STRAIGHT))
+            if header is None:
+                bad.append(BadLine(i + 1, i + 1, None, table, HEADER_FIX))
+                table = "\0"  # what follows belongs to no table that can be read
+            else:
+                table = _unquoted(header.group(1))
+                if (None, table) in seen:
+                    bad.append(_twice(None, table, seen[(None, table)], i + 1))
+                    table = "\0"
+                else:
+                    seen[(None, table)] = i + 1
+                    data.setdefault(table, {})
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and not _starts(lines[end]):
+            end += 1
+        parsed = None
+        for last in range(i + 1, min(end, i + LONGEST_ANSWER_LINES) + 1):
+            statement = "\n".join(lines[i:last])
+            for attempt in (statement, statement.translate(STRAIGHT)):
+                try:
+                    parsed = _loads(attempt, None if table == "\0" else table)
+                except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+                    continue
+                straightened |= attempt != statement
+                break
+            if parsed is not None:
+                end = last
+                break
+        if parsed is None or table == "\0":
+            if parsed is None:
+                last = max(k for k in range(i, end) if lines[k].strip() and not lines[k].lstrip().startswith("#"))
+                bad.append(_bad(lines[i], i + 1, last + 1, table, wanted))
+            i = end
+            continue
+        values = parsed if table is None else parsed[table]
+        for key, value in values.items():  # one statement gives one key (a dotted one gives a table of them)
+            if (table, key) in seen:
+                bad.append(_twice(table, key, seen[(table, key)], i + 1))
+                (data if table is None else data[table]).pop(key, None)
+                continue
+            seen[(table, key)] = i + 1
+            (data if table is None else data[table])[key] = value
+            if key in wanted:
+                written[(table, key)] = _as_written("\n".join(lines[i:end]), value)
+        i = end
+    twice = {(b.table, b.key) for b in bad if b.key is not None and b.fix.startswith("given twice")}
+    for table_key in twice:
+        written.pop(table_key, None)
+    note = (QUOTES_NOTE,) if straightened else ()
+    return Contents(data, key_lines(text), written, tuple(bad), notes + note)
+
+
+def _starts(line: str) -> bool:
+    """Whether a line begins a statement or a table (else it may continue the one before)."""
+    return bool(_STATEMENT.match(line) or _STATEMENT.match(line.translate(STRAIGHT)) or _HEADER.match(line))
+
+
+def _unquoted(key: str) -> str:
+    return key[1:-1] if key[:1] in "\"'" else key
+
+
+def _twice(table: str | None, key: str, first: int, again: int) -> BadLine:
+    return BadLine(again, again, key, table, f"given twice, on lines {first} and {again}; keep one of them")
+
+
+def _bad(line: str, number: int, end: int, table: str | None, wanted: Container[str] = ()) -> BadLine:
+    """A statement that cannot be read, with what to change in plain words and, where it is clear, the line fixed.
+
+    A line that begins with a wanted key (an exercise's id) and no "=" is told to add one.
+    """
+    line = line.translate(STRAIGHT)
+    pair = _PAIR.match(line)
+    spaced = _SPACED.match(line)
+    if pair is None:
+        if spaced and "=" not in line and spaced.group(1) in wanted:
+            key, value = spaced.group(1), spaced.group(2).strip()
+            return BadLine(number, end, key, table, 'write "=" between the exercise and your answer',
+                           _suggest(key, value))  # fmt: skip
+        return BadLine(number, end, None, table, "this line is neither an answer (exercise = answer) nor a note; "
+                       "start a note with #")  # fmt: skip
+    key, value = _unquoted(pair.group(1)), pair.group(2).strip()
+    control = next((char for char in value if not char.isprintable() and char != "\t"), None)
+    if control is not None:
+        fix = f"the answer holds a control character, {visible(control)}, that no one can type; delete it"
+    elif not value:
+        fix = 'write your answer after "=", or "" to leave it blank'
+        return BadLine(number, end, key, table, fix, f'{pair.group(1)} = ""')
+    elif value[0] in "\"'" and (len(value) == 1 or value[-1] != value[0]):
+        fix = f"close the quote: put a straight {value[0]} at the end of the answer"
+        return BadLine(number, end, key, table, fix, _suggest(pair.group(1), value[1:]))
+    elif value[0] == '"':
+        fix = "a backslash in double quotes starts an escape; write the answer in single quotes"
+        return BadLine(number, end, key, table, fix, _suggest(pair.group(1), value[1:-1], "'"))
+    elif value[0] == "[" and value.count("[") > value.count("]"):
+        fix = "close the list: put ] at the end of the answer"
+        return BadLine(number, end, key, table, fix, f"{pair.group(1)} = {value}]")
+    elif re.fullmatch(r"[+-]?[0-9]+,[0-9]+", value):
+        fix = "write a point for decimals, not a comma"
+        return BadLine(number, end, key, table, fix, f"{pair.group(1)} = {value.replace(',', '.')}")
+    elif re.fullmatch(r"[A-Za-z][A-Za-z .)]*", value):
+        fix = "put letters in straight quotes"
+    elif re.fullmatch(r"[+-]?[0-9]{4300,}", value):
+        fix = "a whole number this long cannot be read; put it in straight quotes"
+    else:
+        fix = "put the answer in straight quotes"
+    return BadLine(number, end, key, table, fix, _suggest(pair.group(1), value) if control is None else None)
+
+
+def _suggest(key: str, value: str, quote: str = '"') -> str:
+    """``key = "value"``: the student's value in quotes (single ones where it holds a double), cut if long."""
+    if quote == '"' and '"' in value and "'" not in value:
+        quote = "'"
+    value = value if len(value) <= SUGGESTED else value[:SUGGESTED] + "…"
+    return f"{key} = {quote}{value}{quote}"
+
+
+def _written(text: str, wanted: Container[str], data: dict[str, object]) -> dict[tuple[str | None, str], str]:
+    """Each top-level key's and each table's key's value as written, for text that parses whole."""
+    written: dict[tuple[str | None, str], str] = {}
+    table: str | None = None
+    lines = text.split("\n")
+    inside = _lines_inside_strings(text)
+    for number, line in enumerate(lines, start=1):
+        if number in inside:
+            continue
+        header = _HEADER.match(line)
+        if header:
+            table = _unquoted(header.group(1))
+            continue
+        pair = _PAIR.match(line)
+        if pair and _unquoted(pair.group(1)) in wanted:
+            written.setdefault((table, _unquoted(pair.group(1))), line)
+    found = {}
+    for (table, key), line in written.items():
+        values = data if table is None else data.get(table, {})
+        if isinstance(values, dict) and key in values:
+            found[(table, key)] = _as_written(line, values[key])
+    return found
+
+
+def _as_written(statement: str, value: object) -> str:
+    """A value as the student wrote it: text as the text itself, else the value's source when it is on one line.
+
+    ``1.00`` stays ``1.00`` and ``3`` stays ``3`` (the parser would give 1.0 and 3);
+    what cannot be found as written is shown as the parser gives it.
+    """
+    if isinstance(value, str):
+        return value
+    pair = _PAIR.match(statement.split("\n")[0])
+    if pair is not None and "\n" not in statement:
+        source = pair.group(2)
+        comment = next((t for t in _TOKEN.finditer(source) if t.lastgroup == "comment"), None)
+        source = (source[: comment.start()] if comment else source).strip()
+        if _SIMPLE_NUMBER.fullmatch(source) and not isinstance(value, bool) and isinstance(value, (int, float)):
+            return source if float(source) == value else _shown(value)  # 1.00 and 3 as written, no parse
+        try:
+            if tomllib.loads(f"v = {source}")["v"] == value:
+                return source
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+            pass
+    return _shown(value)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(item) for item in value[:64]) + (", …]" if len(value) > 64 else "]")
+    if isinstance(value, str):
+        return value
+    return f"a {type(value).__name__}"

@@ -21,7 +21,7 @@ import json
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from ..exercises import reading, registry
+from ..exercises import key, reading, registry
 from ..exercises.feedback import LOOKS, check, page_words, reference
 from ..exercises.kinds import Choice, Place, judging
 
@@ -82,7 +82,7 @@ def exercise_data(exercise_id: str) -> dict[str, object]:
 
 def _judged(exercise: registry.Exercise) -> dict[str, object]:
     """One question's kind, reference, slips, words and, for a placed answer, the truth to draw."""
-    kind, solution = exercise.kind, exercise.solve()
+    kind, solution = exercise.kind, key.solution(exercise)
     return {
         "question": exercise.prompt,
         "kind": kind.data(),

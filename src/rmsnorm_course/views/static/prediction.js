@@ -41,17 +41,21 @@
   function decimals(token) {  // reading.decimals
     const [mantissa, exponent = ""] = token.toLowerCase().split("e");
     const fraction = mantissa.split(".")[1] || "";
-    const digits = exponent.replace(/^[+-]/, "");
+    const digits = exponent.replace(/^[+-]/, "").replace(/^0+/, "") || "0";  // 1e+0000000 is 1e0
     const shift = !exponent ? 0 : (digits.length <= 6 ? Number(digits) : 999999) * (exponent[0] === "-" ? -1 : 1);
     return Math.min(Math.max(fraction.length - shift, 0), 999999);
   }
 
+  const toNumber = (token) => {  // float(token): inf, infinity and nan in any case too
+    const word = token.replace(/^[+-]/, "").toLowerCase(), sign = token[0] === "-" ? -1 : 1;
+    return word === "inf" || word === "infinity" ? sign * Infinity : word === "nan" ? NaN : Number(token);
+  };
   const plainWords = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
 
   // --- the kinds (exercises/kinds.py): a reading, or what was found instead ----------------
   class Found { constructor(key, fill) { this.key = key; this.fill = fill || {}; } }
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
-  const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma);
+  const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma), PERCENT = whole(RULES.percent);
   const WITH_WORDS = whole(RULES.with_words), BY = whole(RULES.by), BY_SIGN = new RegExp(RULES.by_sign);
 
   function size(entry) {  // kinds._size
@@ -68,7 +72,8 @@
   }
 
   function number(text, kind) {  // kinds._number: a decimal, a fraction, a number in the unit asked
-    if (NUMBER.test(text)) return { value: [Number(text)], shown: text, decimals: [decimals(text)] };
+    if (NUMBER.test(text)) return { value: [toNumber(text)], shown: text, decimals: [decimals(text)] };
+    const percent = PERCENT.exec(text);
     const fraction = FRACTION.exec(text);
     if (fraction) {
       if (Number(fraction[2]) === 0) return new Found("zero below");
@@ -78,6 +83,7 @@
     if (worded && kind.units.includes(plainWords(worded[2]))) {
       return { value: [Number(worded[1])], shown: worded[1] + " " + kind.units[0], decimals: [decimals(worded[1])] };
     }
+    if (percent) return { value: [Number(percent[1]) / 100], shown: percent[1] + "%", decimals: [decimals(percent[1]) + 2] };
     if (worded) return new Found("words");
     if (DECIMAL_COMMA.test(text)) return new Found("comma");
     return new Found("text", { what: "a number" });
@@ -93,7 +99,7 @@
       if (t.entries.length !== kind.length) return listFound(t.entries);
       const bad = t.entries.findIndex((e) => !NUMBER.test(e));
       if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
-      return { value: t.entries.map(Number), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
+      return { value: t.entries.map(toNumber), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
     shape(raw) {
       const t = unbracketed(raw, true);
@@ -119,7 +125,9 @@
   };
 
   // --- comparing (kinds._compare) and the verdict (feedback.judge) ---------------------------
-  const agree = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e));
+  const agree = (g, e, d) => (Number.isFinite(g) && Number.isFinite(e)  // kinds._agree: inf is inf, nan is nan
+    ? Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e))
+    : g === e || (Number.isNaN(g) && Number.isNaN(e)));
   const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 / 10 ** d;
   const list = (v) => (Array.isArray(v) ? v : [v]);
   const exact = (kind) => kind.type === "shape" || kind.type === "choice";
@@ -154,7 +162,7 @@
   function off(kind, given, expected) {  // kinds._off: where a near miss first differs, or null
     if (exact(kind) || kind.type === "place") return null;
     const e = list(expected);
-    if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
+    if (given.value.some((g, i) => e[i] === 0 || !Number.isFinite(g) || !Number.isFinite(e[i]) || Math.abs(g - e[i]) > JUDGING.near * Math.abs(e[i]))) return null;
     for (let place = 0; place <= kind.decimals; place++) {
       if (!given.value.every((g, i) => nearly(g, e[i], place))) return place;
     }
@@ -178,40 +186,59 @@
     if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
     const slips = exactly.length ? exactly : data.pitfalls.filter((p) => matches(data.kind, given, p[0], false));
     if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
+      return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // feedback.judge: inf or nan
+    }
     const place = off(data.kind, given, data.answer);
     if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };
     return { outcome: "wrong", message: words.wrong, answer };
   }
   window.rmsnormJudge = judge;  // for the browser tests, which hold it to check()
 
-  // --- what stays in this browser: the first and last answer, and answers shown ---------------
+  // --- what stays in this browser: the first and last answer, answers shown, and who --------------
+  // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
+  // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
   const STORE = "rmsnorm-course/answers";
   const READABLE = ["correct", "close", "wrong"];
+  const KEYS = ["answers", "shown", "firsts", "student", "variants"];
   let setAside = false;  // a stored entry this page could not use, and said so
 
+  const isTable = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
+  const isText = (value) => typeof value === "string" && length(value) <= RULES.longest;
+
   function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
-    const clean = { answers: {}, shown: [], variants: {} };
+    const clean = { answers: {}, shown: [], firsts: {}, student: null, variants: {} };
     let saved;
     try {
       const text = window.localStorage.getItem(STORE);
       if (text === null) return clean;
       saved = JSON.parse(text);
     } catch (error) { setAside = true; return clean; }
-    if (!saved || typeof saved !== "object" || Array.isArray(saved)) { setAside = true; return clean; }
-    if (Object.keys(saved).some((key) => !["answers", "shown", "variants"].includes(key))) setAside = true;
-    const answers = saved.answers && typeof saved.answers === "object" && !Array.isArray(saved.answers) ? saved.answers : {};
+    if (!isTable(saved)) { setAside = true; return clean; }
+    if (Object.keys(saved).some((key) => !KEYS.includes(key))) setAside = true;
+    const answers = isTable(saved.answers) ? saved.answers : {};
     for (const [id, entry] of Object.entries(answers)) {
-      const texts = entry && typeof entry === "object" && ["first", "last"].every((k) => typeof entry[k] === "string" && length(entry[k]) <= RULES.longest);
+      const texts = isTable(entry) && ["first", "last"].every((k) => isText(entry[k]));
       const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
       if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
       else setAside = true;
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
-    const tried = saved.variants && typeof saved.variants === "object" && !Array.isArray(saved.variants) ? saved.variants : {};
+    const firsts = isTable(saved.firsts) ? saved.firsts : {};
+    for (const [id, entry] of Object.entries(firsts)) {
+      if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean") clean.firsts[id] = entry;
+      else setAside = true;
+    }
+    for (const [id, entry] of Object.entries(clean.answers)) {  // a store kept before firsts were: its first answers
+      if (!clean.firsts[id]) clean.firsts[id] = { text: entry.first, shown: false };
+    }
+    const student = saved.student;
+    if (isTable(student) && isText(student.name) && isText(student.id)) clean.student = student;
+    const tried = isTable(saved.variants) ? saved.variants : {};
     for (const [id, answers] of Object.entries(tried)) {
-      if (!answers || typeof answers !== "object" || Array.isArray(answers)) { setAside = true; continue; }
+      if (!isTable(answers)) { setAside = true; continue; }
       for (const [number, entry] of Object.entries(answers)) {
-        const kept = /^[1-9][0-9]?$/.test(number) && entry && typeof entry.last === "string" && length(entry.last) <= RULES.longest && READABLE.includes(entry.outcome);
+        const kept = /^[1-9][0-9]?$/.test(number) && isTable(entry) && isText(entry.last) && READABLE.includes(entry.outcome);
         if (kept) (clean.variants[id] = clean.variants[id] || {})[number] = entry;
         else setAside = true;
       }
@@ -225,15 +252,18 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
-  function answersFile() {
-    const state = load();
+  function answersFile(state) {
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
     const lines = ["# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-                   "# Grade them with:  pytest exercises --answers answers.toml"];
-    const entry = (id, key) => id + " = " + quoted(state.answers[id] ? state.answers[id][key] : "");
-    chapter.forEach((id) => lines.push(entry(id, "last")));
-    lines.push("", "# Each exercise's first prediction, before any second try.", "[first-tries]");
-    chapter.filter((id) => state.answers[id]).forEach((id) => lines.push(entry(id, "first")));
+                   "# Grade them with:  pytest exercises --answers=" + fileName(state)];
+    if (state.student && state.student.name) lines.push("name = " + quoted(state.student.name));
+    if (state.student && state.student.id) lines.push("id = " + quoted(state.student.id));
+    chapter.forEach((id) => lines.push(id + " = " + quoted(state.answers[id] ? state.answers[id].last : "")));
+    lines.push("", "# Each exercise's first prediction, as this browser kept it: your own record, not part of the score.",
+               "[first-tries]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].text).forEach((id) => lines.push(id + " = " + quoted(state.firsts[id].text)));
+    lines.push("", "# The exercises whose answer you asked to see before your first prediction.", "[shown-before-first-try]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].shown).forEach((id) => lines.push(id + " = true"));
     const practised = chapter.filter((id) => state.variants[id]);
     if (practised.length) lines.push("", "# Answers to \"Try another\": practice, never part of the score.");
     practised.forEach(function (id) {
@@ -241,6 +271,23 @@
       Object.keys(state.variants[id]).sort((a, b) => a - b).forEach((number) => lines.push(number + " = " + quoted(state.variants[id][number].last)));
     });
     return lines.join("\n") + "\n";
+  }
+
+  function fileName(state) {  // answers-ana-perez-12345.toml: ASCII letters, digits and hyphens only
+    const who = state.student ? state.student.name + " " + state.student.id : "";
+    const slug = who.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40).replace(/^-+|-+$/g, "");
+    return slug ? "answers-" + slug + ".toml" : "answers.toml";
+  }
+
+  function askWho(state) {  // asked once, kept in this browser; an empty answer is kept too, and not asked again
+    const asked = (question, kept) => {
+      const given = window.prompt(question, kept || "");
+      return given === null ? kept || "" : Array.from(given.trim()).slice(0, RULES.longest).join("");
+    };
+    const name = asked("Your name, for your teacher (optional; kept in this browser only):", state.student && state.student.name);
+    const id = asked("Your student id (optional):", state.student && state.student.id);
+    state.student = { name, id };
+    save(state);
   }
 
   function updateProgress() {
@@ -269,16 +316,21 @@
     const count = document.createElement("span");
     count.className = "prediction-count";  // not a live region: each box's verdict is the one thing announced
     const download = button("Download my answers", function () {
+      const state = load();
+      if (!state.student) askWho(state);
       const link = document.createElement("a");
-      link.href = URL.createObjectURL(new Blob([answersFile()], { type: "application/toml" }));
-      link.download = "answers.toml";
+      link.href = URL.createObjectURL(new Blob([answersFile(state)], { type: "application/toml" }));
+      link.download = fileName(state);
       document.body.append(link);
       link.click();
       link.remove();
     });
     const clear = button("Clear my answers", function () {
-      if (!window.confirm("Forget every answer you have given in this chapter, in this browser?")) return;
+      if (!window.confirm("Forget every answer you have given in this chapter, in this browser? " +
+                          "Your first predictions stay recorded as they were.")) return;
+      const kept = load();
       try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
+      save({ answers: {}, shown: [], firsts: kept.firsts, student: kept.student });
       setAside = false;
       document.querySelectorAll(".prediction[data-exercise]").forEach(function (box) {
         box.querySelectorAll(".prediction-variant, .prediction-another").forEach((part) => { part.hidden = true; });
@@ -490,6 +542,8 @@
       const earlier = state.answers[data.id];
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
       state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right };
+      const first = state.firsts[data.id];
+      if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown) };
       save(state);
       gate();
       updateProgress();
@@ -500,6 +554,7 @@
       if (practice) practice.offer();
       const state = load();
       if (!state.shown.includes(data.id)) state.shown.push(data.id);
+      if (!state.firsts[data.id]) state.firsts[data.id] = { text: "", shown: true };  // shown before any prediction
       save(state);
       gate();
     });
