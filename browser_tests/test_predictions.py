@@ -628,8 +628,8 @@ def _download(page, tmp_path, name="answers.toml"):
 
 def _answer(page, exercise_id, typed):
     box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.locator("input").fill(typed)
-    box.locator("input").press("Enter")
+    box.locator("input.prediction-input").fill(typed)
+    box.locator("input.prediction-input").press("Enter")
 
 
 def test_a_first_try_after_show_the_answer_is_recorded_as_shown(browser, server, tmp_path):

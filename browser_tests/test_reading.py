@@ -323,7 +323,7 @@ def test_without_javascript_check_stays_on_the_page_and_the_page_says_what_needs
     url = page.url
     box = page.locator(".prediction[data-exercise]").first
     assert box.locator(".prediction-noscript").is_visible()
-    field = box.locator("input[type=text]")
+    field = box.locator("input.prediction-input")
     field.fill("0.5")
     field.press("Enter")
     box.locator("button").click()
@@ -366,7 +366,7 @@ def test_a_choice_is_a_radio_group_that_still_takes_a_typed_letter(browser, serv
     radios = group.get_by_role("radio")
     assert radios.count() >= 3
     radios.nth(1).click()
-    assert box.locator("input[type=text]").input_value() == "B"
+    assert box.locator("input.prediction-input").input_value() == "B"
     assert radios.nth(1).get_attribute("aria-checked") == "true"
     page.keyboard.press("ArrowDown")  # arrow keys move the choice, and the focus with it
     assert (
@@ -374,10 +374,10 @@ def test_a_choice_is_a_radio_group_that_still_takes_a_typed_letter(browser, serv
     )
     assert radios.nth(2).evaluate("e => e === document.activeElement")
     page.keyboard.press("Enter")  # Enter checks the chosen option
-    status = box.locator("[role='status']")
+    status = box.locator(".prediction-verdict")
     assert status.get_attribute("data-outcome") in ("correct", "wrong")
     assert status.text_content().count(", you said C") == 1
-    box.locator("input[type=text]").fill("a")  # a typed letter chooses its option
+    box.locator("input.prediction-input").fill("a")  # a typed letter chooses its option
     assert radios.nth(0).get_attribute("aria-checked") == "true"
     assert [radios.nth(k).get_attribute("tabindex") for k in range(radios.count())].count("0") == 1
     context.close()
@@ -421,9 +421,9 @@ def test_the_skip_link_reaches_the_article_s_text(browser, server):
 def test_no_control_covers_a_verdict(browser, server, width):
     context, page, _ = open_page(browser, server, "book/scale-and-epsilon", width, every_answer=False)
     box = page.locator(".prediction[data-exercise]").first
-    box.locator("input[type=text]").fill("0.5")
-    box.locator("input[type=text]").press("Enter")
-    verdict = box.locator("[role='status']")
+    box.locator("input.prediction-input").fill("0.5")
+    box.locator("input.prediction-input").press("Enter")
+    verdict = box.locator(".prediction-verdict")
     page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
     for where in ("center", "end", "start"):
         verdict.evaluate(f"e => e.scrollIntoView({{block: '{where}'}})")

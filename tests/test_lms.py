@@ -262,6 +262,17 @@ def test_the_answer_key_is_kept_per_version_and_a_spoilt_one_is_computed_afresh(
     assert json.loads(key.path().read_text(encoding="utf-8"))["solutions"]["mean-square"]["answer"] == 12.5
 
 
+def test_a_variant_is_solved_for_its_own_inputs_and_not_read_from_the_kept_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMSNORM_COURSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(key, "_memo", {})
+    exercise = EXERCISES["mean-square"]
+    assert key.solution(exercise).answer == 12.5  # (9 + 16) / 2, now kept
+    first = exercise.variant(0)
+    x1, x2 = first.given["x"]
+    assert key.solution(first).answer == (x1 * x1 + x2 * x2) / 2
+    assert key.solution(exercise).answer == 12.5  # the kept answer is still the registered question's
+
+
 def test_each_carried_computation_gives_the_next_answer_from_the_right_earlier_one():
     for exercise_id, chain in CARRIED.items():
         exercise = EXERCISES[exercise_id]

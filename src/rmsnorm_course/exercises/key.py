@@ -77,9 +77,10 @@ def path() -> Path | None:
 def solution(exercise: Exercise) -> Solution:
     """The exercise's reference answer: from this process, from the kept key, or computed now (and kept).
 
-    Only the registered exercises are kept: a variant (the same id, other inputs) is solved afresh.
+    Only the registered questions are kept: a variant (the same id, other inputs) is solved afresh.
     """
-    if EXERCISES.get(exercise.id) is not exercise:
+    registered = EXERCISES.get(exercise.id)
+    if registered is None or _inputs(exercise) != _inputs(registered):
         return exercise.solve()
     if exercise.id in _memo:
         return _memo[exercise.id]
@@ -90,6 +91,11 @@ def solution(exercise: Exercise) -> Solution:
     solved = _memo[exercise.id] = exercise.solve()
     _save(kept | {exercise.id: solved})
     return solved
+
+
+def _inputs(exercise: Exercise) -> str:
+    """The inputs a question is asked about, written out so that arrays compare by value."""
+    return repr(sorted(exercise.given.items()))
 
 
 def _load() -> dict[str, Solution]:
