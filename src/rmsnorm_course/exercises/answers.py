@@ -4,10 +4,18 @@ The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
 executed and never written to. Problems are reported with the exercise id or the
 line they concern: a file that cannot be read or is not valid TOML, a key that
 names no exercise, an answer of the wrong kind, a blank answer.
+
+The prediction boxes save the answers typed in them as a file of the same form
+(``typed_answers_file``): the page's "Download my answers" in the browser, and the
+widget's "Save my answers" in a kernel (``save_typed``), which writes it next to the
+notebook and keeps what an earlier save from another page put there.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,12 +27,21 @@ from .feedback import Outcome, Verdict, judge
 from .kinds import Choice
 from .registry import EXERCISES, Exercise
 from .toml_reader import key_lines, parse, read_text
-from .untrusted import visible
+from .untrusted import quoted, visible
 
 BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
 VARIANTS = "variants"  # the page's "Try another" answers, a table per exercise; reported, never scored
+# The comments of the file the boxes save, the page's download and the widget's save alike.
+TYPED_COMMENTS = {
+    "header": [
+        "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
+        "# Grade them with:  pytest exercises --answers answers.toml",
+    ],
+    "first": "# Each exercise's first prediction, before any second try.",
+    "variants": '# Answers to "Try another": practice, never part of the score.',
+}
 
 
 @dataclass(frozen=True)
@@ -157,3 +174,121 @@ def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
     value = kind.toml(exercise.solve().answer) if solutions else BLANK
     lines.append(f"{exercise.id} = {value}")
     return "\n".join(lines)
+
+
+# --- the file the prediction boxes save ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Typed:
+    """What the boxes keep of one learner: each exercise's first and last prediction as typed, and practice.
+
+    ``variants`` maps an exercise id to its "Try another" answers, by variant number (from 1).
+    """
+
+    first: Mapping[str, str] = field(default_factory=dict)
+    last: Mapping[str, str] = field(default_factory=dict)
+    variants: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+
+    def answered(self) -> list[str]:
+        """The exercises with a prediction, in the grader's order."""
+        return [exercise_id for exercise_id in EXERCISES if exercise_id in self.first]
+
+    def kept_over(self, earlier: Typed) -> Typed:
+        """These predictions saved over ``earlier`` ones: a first try stays the first, the latest answer wins."""
+        return Typed(
+            first={**self.first, **earlier.first},
+            last={**earlier.last, **self.last},
+            variants={**self.variants, **earlier.variants},
+        )
+
+
+def toml_string(text: str) -> str:
+    """Text as a TOML basic string: escaped as JSON escapes it (a JSON string is a TOML string), DEL too.
+
+    A lone surrogate (which no file can hold) becomes U+FFFD, as the page's input does.
+    """
+    well_formed = "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+    return json.dumps(well_formed, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def typed_answers_file(typed: Typed) -> str:
+    """The answers file the boxes save: every exercise's last prediction in the grader's order, then the first tries.
+
+    The page's ``answersFile`` (static/prediction.js) writes the same bytes for the same predictions.
+    """
+    lines = list(TYPED_COMMENTS["header"])
+    lines += [f"{exercise_id} = {toml_string(typed.last.get(exercise_id, ''))}" for exercise_id in EXERCISES]
+    lines += ["", TYPED_COMMENTS["first"], f"[{FIRST_TRIES}]"]
+    lines += [f"{exercise_id} = {toml_string(typed.first[exercise_id])}" for exercise_id in typed.answered()]
+    practised = [exercise_id for exercise_id in EXERCISES if typed.variants.get(exercise_id)]
+    if practised:
+        lines += ["", TYPED_COMMENTS["variants"]]
+    for exercise_id in practised:
+        lines.append(f"[{VARIANTS}.{exercise_id}]")
+        answers = typed.variants[exercise_id]
+        lines += [f"{number} = {toml_string(answers[number])}" for number in sorted(answers)]
+    return "\n".join(lines) + "\n"
+
+
+def read_typed(path: str | Path) -> Typed:
+    """The predictions a file the boxes saved holds; ``AnswersFileError`` for any other file.
+
+    A file that holds anything the boxes do not write (an answer that is not text, a key
+    that names no exercise, a table of its own) was written by hand: it is not the boxes'
+    to change.
+    """
+    sheet = AnswerSheet.read(path)
+    if sheet.unreadable is not None:
+        raise AnswersFileError(sheet.unreadable)
+    first, last, variants = {}, {}, {}
+    for key, value in sheet.answers.items():
+        if key in EXERCISES and isinstance(value, str):
+            last[key] = value
+        elif key == FIRST_TRIES and _texts(value, EXERCISES.__contains__):
+            first.update(value)
+        elif key == VARIANTS and _practice(value):
+            variants = {i: {int(n): text for n, text in tried.items()} for i, tried in value.items()}
+        else:
+            line = f" (line {sheet.lines[key]})" if key in sheet.lines else ""
+            raise AnswersFileError(f"{sheet.name}: {quoted(key)}{line} is not an answer the prediction boxes save")
+    for exercise_id, text in last.items():  # an answer typed in the file, with no first try beside it, is its own first
+        if text and exercise_id not in first:
+            first[exercise_id] = text
+    return Typed(first, last, variants)
+
+
+def _texts(table: object, key_ok) -> bool:
+    return isinstance(table, dict) and all(key_ok(key) and isinstance(text, str) for key, text in table.items())
+
+
+def _practice(tables: object) -> bool:
+    """Whether ``tables`` are "Try another" answers as the page saves them: text, by variant number, per exercise."""
+    if not isinstance(tables, dict):
+        return False
+    for exercise_id, tried in tables.items():
+        count = len(EXERCISES[exercise_id].variants) if exercise_id in EXERCISES else 0
+        numbers = {str(number) for number in range(1, count + 1)}
+        if not _texts(tried, numbers.__contains__):
+            return False
+    return True
+
+
+def save_typed(path: str | Path, typed: Typed) -> Typed:
+    """Write ``typed`` to ``path``, kept over the predictions a file the boxes saved there holds; what was written.
+
+    A file there that the boxes did not write is left as it is (``AnswersFileError`` says
+    why). The file is replaced whole, never left half written.
+    """
+    path = Path(path)
+    kept = typed.kept_over(read_typed(path)) if path.exists() or path.is_symlink() else typed
+    text = typed_answers_file(kept)
+    handle, temporary = tempfile.mkstemp(prefix=".answers-", suffix=".toml", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return kept

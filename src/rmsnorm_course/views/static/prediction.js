@@ -225,19 +225,18 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
-  function answersFile() {
-    const state = load();
+  function answersFile() {  // answers.typed_answers_file, which the widget saves in a kernel: the same bytes
+    const state = load(), file = SHARED.file;
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
-    const lines = ["# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-                   "# Grade them with:  pytest exercises --answers answers.toml"];
+    const lines = file.header.slice();
     const entry = (id, key) => id + " = " + quoted(state.answers[id] ? state.answers[id][key] : "");
     chapter.forEach((id) => lines.push(entry(id, "last")));
-    lines.push("", "# Each exercise's first prediction, before any second try.", "[first-tries]");
+    lines.push("", file.first, "[" + file.first_tries + "]");
     chapter.filter((id) => state.answers[id]).forEach((id) => lines.push(entry(id, "first")));
     const practised = chapter.filter((id) => state.variants[id]);
-    if (practised.length) lines.push("", "# Answers to \"Try another\": practice, never part of the score.");
+    if (practised.length) lines.push("", file.variants);
     practised.forEach(function (id) {
-      lines.push("[variants." + id + "]");
+      lines.push("[" + file.variants_table + "." + id + "]");
       Object.keys(state.variants[id]).sort((a, b) => a - b).forEach((number) => lines.push(number + " = " + quoted(state.variants[id][number].last)));
     });
     return lines.join("\n") + "\n";
@@ -248,8 +247,7 @@
     const answers = load().answers;
     const checked = chapter.filter((id) => answers[id]);
     const right = checked.filter((id) => answers[id].outcome === "correct").length;
-    panel.querySelector(".prediction-count").textContent =
-      checked.length + " of " + chapter.length + " predictions checked, " + right + " right";
+    panel.querySelector(".prediction-count").textContent = fill(SHARED.count, { checked: checked.length, of: chapter.length, right });
     panel.querySelector(".prediction-set-aside").hidden = !setAside;
   }
 
