@@ -204,6 +204,9 @@ def test_page_opens_as_a_notebook_runs_clean_reads_like_the_book_and_saves_uncha
 
     ran = run_all(lab_page)
     record_timing(path, opened, ran)
+    shown = cells_shown(lab_page)  # every cell ran; what follows each box still waits
+    assert [i for held in waiting(path) for i in held if shown[i]] == [], "Run All showed what a box holds back"
+    assert shown[-1], "the page's last cell is in sight"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     lab_page.screenshot(path=str(SCREENSHOTS / f"lab-{path.replace('/', '-')}.png"))
 
@@ -228,6 +231,7 @@ def test_prose_numbers_come_from_the_kernel(lab_page, lab):
 def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/scale-and-epsilon")
     run_all(lab_page)
+    open_every_section(lab_page, "book/scale-and-epsilon")  # the explorer follows the page's box
     slider = lab_page.locator(".widget-slider", has_text="scale a").first
     slider.scroll_into_view_if_needed()
     table = lab_page.locator("table[aria-label='explorer readouts']").first
@@ -262,11 +266,19 @@ def boxes(path: str) -> list[int]:
 
 
 def waiting(path: str) -> list[range]:
-    """For each box, the cells after it and its heading, up to and including the next box (or the page's end)."""
+    """For each box, the cells after it and its heading, up to and including the next box (or the closing heading)."""
     found = boxes(path)
-    count = len(jupytext.read(ROOT / f"{path}.md").cells)
-    ends = [following + 1 for following in found[1:]] + [count]
+    last = len(jupytext.read(ROOT / f"{path}.md").cells) - 1  # the closing heading, in no section
+    ends = [following + 1 for following in found[1:]] + [last]
     return [range(box + 2, end) for box, end in zip(found, ends)]
+
+
+def open_every_section(page: Page, path: str) -> None:
+    """Go on past every box, as a learner who has answered them all: open each box's section in turn."""
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    for box in boxes(path):
+        cells.nth(box + 1).locator(".jp-showHiddenCellsButton").click()
+        expect(cells.nth(box + 2)).to_be_visible()
 
 
 def cells_shown(page: Page) -> list[bool]:
@@ -300,6 +312,7 @@ def test_what_follows_each_box_waits_until_its_section_is_opened_and_run_all_run
     for box, held in zip(found, sections):
         assert [i for i in held if shown[i]] == [], f"cells after the box in cell {box} are shown before it is answered"
     assert all(shown[: found[0] + 2]), "the page up to its first box and the heading under it is shown"
+    assert shown[-1], "the closing heading, which ends the last box's section, is shown"
     cells = lab_page.locator(".jp-Notebook .jp-Cell")
     for number, (box, held) in enumerate(zip(found, sections)):
         heading = cells.nth(box + 1)

@@ -73,9 +73,12 @@ SAVE = "Save my answers"
 SAVED = "Saved {count} of {of} predictions to {path}. Grade it with:  pytest exercises --answers {path}"
 NOT_SAVED = "Not saved: {why}"
 KEPT_NOTE = (
-    "Your predictions are kept while this notebook's kernel runs. Save writes them to answers.toml next "
-    "to the notebook, the file the page's download saves, keeping the predictions saved there from other pages."
+    "Your predictions are kept in this notebook's kernel until you press Save my answers under a box: it "
+    "writes them to answers.toml next to this notebook, keeping those you saved there from other pages."
 )
+# The last cell of a page with boxes, in JupyterLab only: a top-level heading that ends the last box's section.
+# (Run All leaves the last cell active, and JupyterLab opens the section that holds the active cell.)
+PAGE_END = "Before you leave this page"
 
 
 def shared_data() -> dict[str, object]:
