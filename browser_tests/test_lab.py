@@ -5,6 +5,11 @@ and workspace folders, so only what the project installs into its environment
 (the default-viewer setting, jupytext, the MyST renderer) is in play. Each page must
 open as a notebook, run clean, read like the book (no MyST source markup left in the
 rendered text), and save back to exactly the bytes it was opened from.
+
+As in the book, what follows a box waits: opened, a page shows nothing of the cells
+after a box up to the next box until the learner opens the section under the box's
+heading; Run All runs every cell and opens none. The boxes answer through ``check()``,
+keep the first try, and save the answers file that the grader scores.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import jupytext
+import numpy as np
 import pytest
 from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
@@ -27,11 +34,15 @@ from playwright.sync_api import Page, expect
 from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
+from rmsnorm_course.exercises.answers import AnswerSheet
 from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
+from rmsnorm_course.views.prediction import GO_ON
 
 PAGES = ["book/index", *CHAPTER]
+BOX = re.compile(r'^Prediction\("([a-z0-9-]+)"\)$')  # a chapter box's cell (the review page's boxes hold nothing)
+SHOTS = SCREENSHOTS / "lab"
 LAB_READY_SECONDS = 180
 RUN_ALL_MS = 240_000
 TIMINGS = ROOT / "_build" / "lab-timings.json"
@@ -50,6 +61,18 @@ ALL_CELLS_RAN = """() => {
     const idle = panel.sessionContext.session?.kernel?.status === 'idle';
     return idle && cells.every(cell => cell.type !== 'code' || cell.executionCount !== null);
 }"""
+
+# Whether each cell of the notebook is drawn: a cell under a collapsed heading is not.
+CELLS_SHOWN = """() => [...window.jupyterapp.shell.currentWidget.content.widgets].map(
+    cell => cell.node.checkVisibility())"""
+# Run code in the page's kernel, as a cell would, without adding one to the notebook.
+IN_KERNEL = """async (code) => {
+    const future = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute({code});
+    const reply = await future.done;
+    return reply.content.status;
+}"""
+CELLS_RAN = """() => [...window.jupyterapp.shell.currentWidget.content.model.cells].map(
+    cell => cell.type !== 'code' || cell.executionCount !== null)"""
 
 # Source markup that must not survive rendering: roles, directive fences, unevaluated expressions.
 MARKUP = re.compile(r"\{[a-z:-]+\}`|```|^:::|prose\.\w+|answers\.(?!toml)\w+", re.MULTILINE)
@@ -180,6 +203,9 @@ def test_page_opens_as_a_notebook_runs_clean_reads_like_the_book_and_saves_uncha
 
     ran = run_all(lab_page)
     record_timing(path, opened, ran)
+    shown = cells_shown(lab_page)  # every cell ran; what follows each box still waits
+    assert [i for held in waiting(path) for i in held if shown[i]] == [], "Run All showed what a box holds back"
+    assert shown[-1], "the page's last cell is in sight"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     lab_page.screenshot(path=str(SCREENSHOTS / f"lab-{path.replace('/', '-')}.png"))
 
@@ -204,6 +230,7 @@ def test_prose_numbers_come_from_the_kernel(lab_page, lab):
 def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/scale-and-epsilon")
     run_all(lab_page)
+    open_every_section(lab_page, "book/scale-and-epsilon")  # the explorer follows the page's box
     slider = lab_page.locator(".widget-slider", has_text="scale a").first
     slider.scroll_into_view_if_needed()
     table = lab_page.locator("table[aria-label='explorer readouts']").first
@@ -226,3 +253,138 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     first_try = check("mean-square", sum(v**2 for v in example.INPUT))
     assert first_try.title in outputs and f"✗ Not yet, you said {first_try.answer}:" in outputs
     assert outputs.count("Predict: ") == len(EXERCISES)  # every box, as a widget
+
+
+# --- what follows a box waits ------------------------------------------------------------------
+
+
+def boxes(path: str) -> list[int]:
+    """The positions of the page's chapter boxes among its cells, read from its source."""
+    cells = jupytext.read(ROOT / f"{path}.md").cells
+    return [i for i, cell in enumerate(cells) if cell.cell_type == "code" and BOX.match(cell.source.strip())]
+
+
+def waiting(path: str) -> list[range]:
+    """For each box, the cells after it and its heading, up to and including the next box (or the closing heading)."""
+    found = boxes(path)
+    last = len(jupytext.read(ROOT / f"{path}.md").cells) - 1  # the closing heading, in no section
+    ends = [following + 1 for following in found[1:]] + [last]
+    return [range(box + 2, end) for box, end in zip(found, ends)]
+
+
+def open_every_section(page: Page, path: str) -> None:
+    """Go on past every box, as a learner who has answered them all: open each box's section in turn."""
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    for box in boxes(path):
+        cells.nth(box + 1).locator(".jp-showHiddenCellsButton").click()
+        expect(cells.nth(box + 2)).to_be_visible()
+
+
+def cells_shown(page: Page) -> list[bool]:
+    return page.evaluate(CELLS_SHOWN)
+
+
+def wait_for_sections_collapsed(page: Page, path: str) -> None:
+    """JupyterLab collapses a heading's section once it has read the heading: wait for the first box's to close."""
+    first = waiting(path)[0]
+    page.wait_for_function(
+        f"() => !window.jupyterapp.shell.currentWidget.content.widgets[{first.start}].node.checkVisibility()",
+        timeout=60_000,
+    )
+
+
+GATED_PAGES = [path for path in CHAPTER if boxes(path)]
+
+
+def test_every_chapter_box_is_found():
+    assert sum(len(boxes(path)) for path in CHAPTER) == len(EXERCISES)  # the review page asks them again
+
+
+@pytest.mark.parametrize("path", GATED_PAGES)
+def test_what_follows_each_box_waits_until_its_section_is_opened_and_run_all_runs_every_cell(lab_page, lab, path):
+    before = (ROOT / f"{path}.md").read_bytes()
+    open_as_notebook(lab_page, lab, path)
+    wait_for_sections_collapsed(lab_page, path)
+    found, sections = boxes(path), waiting(path)
+    shown = cells_shown(lab_page)
+    assert len(shown) == len(jupytext.read(ROOT / f"{path}.md").cells)
+    for box, held in zip(found, sections):
+        assert [i for i in held if shown[i]] == [], f"cells after the box in cell {box} are shown before it is answered"
+    assert all(shown[: found[0] + 2]), "the page up to its first box and the heading under it is shown"
+    assert shown[-1], "the closing heading, which ends the last box's section, is shown"
+    cells = lab_page.locator(".jp-Notebook .jp-Cell")
+    for number, (box, held) in enumerate(zip(found, sections)):
+        heading = cells.nth(box + 1)
+        expect(heading.locator("h1")).to_contain_text(GO_ON)  # the heading says how to go on
+        heading.locator(".jp-showHiddenCellsButton").click()  # the learner goes on
+        expect(cells.nth(held[-1])).to_be_visible()
+        shown = cells_shown(lab_page)
+        assert all(shown[i] for i in held), f"section {number + 1} opened, but not all of its cells are shown"
+        if number + 1 < len(sections):
+            after = sections[number + 1]
+            assert [i for i in after if shown[i]] == [], "opening one section opened the next one too"
+    run_all(lab_page)
+    assert all(lab_page.evaluate(CELLS_RAN))
+    errors = lab_page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert errors.count() == 0, errors.all_inner_texts()
+    assert (ROOT / f"{path}.md").read_bytes() == before  # nothing was saved
+
+
+def answer(box, typed: list[str]) -> None:
+    """Type each answer in the box's widget and press Enter; wait for its verdict each time."""
+    field = box.locator(".widget-text input")
+    for text in typed:
+        field.fill(text)
+        field.press("Enter")
+        expect(box.locator(".rmsnorm-verdict")).to_contain_text(f"you said {text}")
+
+
+def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_scores(lab_page, lab, tmp_path):
+    path = "book/predict"
+    open_as_notebook(lab_page, lab, path)
+    wait_for_sections_collapsed(lab_page, path)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    lab_page.screenshot(path=str(SHOTS / "1-opened.png"))
+    run_all(lab_page)
+    # the kernel saves next to the notebook; here, into a folder of the test's own, never into book/
+    assert lab_page.evaluate(IN_KERNEL, f"import os; os.chdir({str(tmp_path)!r})") == "ok"
+
+    cells = lab_page.locator(".jp-Notebook .jp-Cell")
+    ids = {BOX.match(cell.source.strip()).group(1): i for i, cell in enumerate(jupytext.read(ROOT / f"{path}.md").cells)
+           if cell.cell_type == "code" and BOX.match(cell.source.strip())}  # fmt: skip
+    mean_square = float(np.mean(np.square(example.INPUT)))
+    reciprocal = 1 / np.sqrt(mean_square + DEFAULT_EPS)
+    tries = {
+        "mean-square": ["25", f"{mean_square:g}"],  # the sum of squares first, then the mean
+        "reciprocal-rms": [f"{reciprocal:.6f}"],
+    }
+    first_box = cells.nth(ids["mean-square"])
+    answer(first_box, tries["mean-square"])
+    expect(first_box.locator(".rmsnorm-verdict")).to_contain_text("✓ Correct")
+    expect(first_box).to_contain_text("Your first try, kept for the grader: ✗ Not yet, you said 25")
+    expect(cells.nth(ids["reciprocal-rms"])).to_be_hidden()  # answered, and yet the page waits for the learner
+    first_box.scroll_into_view_if_needed()
+    lab_page.screenshot(path=str(SHOTS / "2-answered.png"))
+
+    heading = cells.nth(ids["mean-square"] + 1)  # the learner goes on: the next box is there to answer
+    heading.locator(".jp-showHiddenCellsButton").click()
+    expect(cells.nth(ids["reciprocal-rms"])).to_be_visible()
+    expect(cells.nth(ids["normalized"])).to_be_hidden()
+    heading.scroll_into_view_if_needed()
+    lab_page.screenshot(path=str(SHOTS / "3-gone-on.png"))
+    second_box = cells.nth(ids["reciprocal-rms"])
+    answer(second_box, tries["reciprocal-rms"])
+    expect(second_box.locator(".rmsnorm-verdict")).to_contain_text("✓ Correct")
+
+    second_box.get_by_role("button", name="Save my answers").click()
+    saved = tmp_path / "answers.toml"
+    expect(second_box).to_contain_text(f"Saved 2 of {len(EXERCISES)} predictions to {saved}")
+    sheet = AnswerSheet.read(saved)
+    assert sheet.answers["mean-square"] == "12.5" and sheet.first_try("mean-square").word == "not right"
+    assert sheet.answers["reciprocal-rms"] == f"{reciprocal:.6f}"
+    command = [sys.executable, "-m", "pytest", "exercises", "--answers", str(saved), "-q", "-p", "no:cacheprovider"]
+    grader = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 2/{len(EXERCISES)}", grader.stdout[-2000:]
+    assert "first tries, your own record: 1 of 2 right" in grader.stdout
+    assert "mean-square: not right" in grader.stdout and "reciprocal-rms: right" in grader.stdout
+    assert lab_page.foreign_requests == []

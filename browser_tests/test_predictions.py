@@ -775,6 +775,35 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
     context.close()
 
 
+def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser, server, tmp_path):
+    """The same predictions, typed in the page and in a kernel's widgets, give the same answers file."""
+    from rmsnorm_course.exercises.saved_answers import typed_answers_file
+    from rmsnorm_course.views.prediction import KernelAnswers
+
+    # a first try, the unusual text, then a quote, a backslash and a tab (a text field keeps no line break)
+    tries = {exercise_id: ["0.5", typed, '1"\\\t'] for exercise_id, typed in UNUSUAL.items()}
+    tries["zero-row-zero-eps"] = ["(C)"]
+    tries["plateau-value"] = ["twelve", "1"]  # an unreadable try is no prediction, in either
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    page.evaluate(UNFOLD)
+    kernel = KernelAnswers()
+    for exercise_id, answers in tries.items():
+        field = page.locator(f".prediction[data-exercise='{exercise_id}'] input.prediction-input")
+        for typed in answers:
+            field.fill(typed)
+            field.press("Enter")
+            kernel.record(exercise_id, typed, check(exercise_id, typed))
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my answers").click()
+    path = tmp_path / "answers.toml"
+    download.value.save_as(path)
+    assert path.read_bytes() == typed_answers_file(kernel.typed()).encode("utf-8")
+    assert errors == []
+    context.close()
+
+
 # --- answers placed on a picture, and practice with fresh inputs -----------------------------------
 
 PLACED = {exercise_id: e for exercise_id, e in EXERCISES.items() if isinstance(e.kind, Place)}

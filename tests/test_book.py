@@ -248,6 +248,14 @@ def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages,
         assert shows(exercise.kind, exercise.solve().answer, outputs), (exercise_id, outputs[:300])
 
 
+def test_the_headings_that_hold_a_notebook_back_stay_out_of_the_book(pages):
+    """In JupyterLab a heading after each box says how to go on; the book's page waits by itself."""
+    from rmsnorm_course.views.prediction import GO_ON
+
+    assert [page for page in toc_pages() if GO_ON in text_of(pages[page])] == []
+    assert [page for page in toc_pages() if GO_ON in (ROOT / f"{page}.md").read_text()]  # the sources hold them
+
+
 PLUMBING = ("fastpath", "checks", "cost_timings", "perf_counter", "timeit", "validated", "rms_norm_blocked", "threads")
 
 

@@ -11,19 +11,31 @@ book's build. Without them (or without JavaScript) a box still shows the questio
 folded away, the reference answer.
 
 On a chapter page a box also holds back what follows it until it has a verdict or
-the reader opens its answer (``gate``); the review page's boxes do not.
+the reader opens its answer (``gate``); the review page's boxes do not. In JupyterLab
+the page holds back the same cells as a section under a heading (``GO_ON``) that opens
+collapsed, written after each chapter box on its page; the book leaves that heading out.
+
+The widget keeps each exercise's first and last prediction, in one store per kernel
+(``KEPT``), shows the answer on request, and saves the same answers file as the page's
+"Download my answers" (``answers.typed_answers_file``), next to the notebook.
 """
 
 from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
 from ..exercises import key, reading, registry
-from ..exercises.feedback import LOOKS, check, page_words, reference
+from ..exercises.answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS
+from ..exercises.errors import AnswersFileError
+from ..exercises.feedback import LOOKS, Outcome, Verdict, check, page_words, reference
 from ..exercises.kinds import Choice, Place, judging
+from ..exercises.saved_answers import COMMENTS, FILE_NAME, Typed, save_typed, well_formed
+from ..exercises.untrusted import visible
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
@@ -50,6 +62,23 @@ HELD = {
     "boxes": "{count} more boxes",
     "and": " and ",
 }
+SHOW_ANSWER = "Show the answer (and go on without a prediction)"
+COUNT = "{checked} of {of} predictions checked, {right} right"  # the page's tally, and the widget's
+# In JupyterLab: the heading after each chapter box, whose section (up to the next box's) opens collapsed,
+# and what the box says under it.
+GO_ON = "Answered above? Open this section to go on"
+GO_ON_NOTE = "Answer above, or show the answer; then open the next section, \u201c{heading}\u201d, to go on."
+FIRST_TRY = "Your first try, kept for the grader: {head}"
+SAVE = "Save my answers"
+SAVED = "Saved {count} of {of} predictions to {path}. Grade it with:  pytest exercises --answers {path}"
+NOT_SAVED = "Not saved: {why}"
+KEPT_NOTE = (
+    "Your predictions are kept in this notebook's kernel until you press Save my answers under a box: it "
+    "writes them to answers.toml next to this notebook, keeping those you saved there from other pages."
+)
+# The last cell of a page with boxes, in JupyterLab only: a top-level heading that ends the last box's section.
+# (Run All leaves the last cell active, and JupyterLab opens the section that holds the active cell.)
+PAGE_END = "Before you leave this page"
 
 
 def shared_data() -> dict[str, object]:
@@ -61,6 +90,16 @@ def shared_data() -> dict[str, object]:
         "hold": HOLD,
         "held": HELD,
         "variants": VARIANT_WORDS,
+        "count": COUNT,
+        "file": {
+            **COMMENTS,
+            "file_name": FILE_NAME,
+            "name": NAME,
+            "id": ID,
+            "first_tries": FIRST_TRIES,
+            "shown_first": SHOWN_FIRST,
+            "variants_table": VARIANTS,
+        },
         "looks": {
             outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
             for outcome, (mark, word, colour) in LOOKS.items()
@@ -99,6 +138,28 @@ def question_html(exercise_id: str) -> str:
     return f"<strong>Predict: {html.escape(exercise.title)}.</strong> {html.escape(exercise.prompt)}"
 
 
+def answer_html(exercise_id: str) -> str:
+    """The reference answer with its explanation, as a box shows it when the reader asks."""
+    answer = reference(exercise_id)
+    return (
+        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
+        + (f" {html.escape(answer.detail)}" if answer.detail else "")
+        + "</p>"
+    )
+
+
+def options_html(exercise_id: str) -> str:
+    """A choice's options as the widget lists them, each with its letter; nothing for other kinds."""
+    kind = registry.get(exercise_id).kind
+    if not isinstance(kind, Choice):
+        return ""
+    return (
+        "<ul style='list-style: none; padding-left: 0.5em;'>"
+        + "".join(f"<li>{html.escape(option)}</li>" for option in kind.listed())
+        + "</ul>"
+    )
+
+
 def prediction_html(exercise_id: str, gate: bool = True) -> str:
     """The kernel-free box: question, labelled input, verdict area, folded answer, data.
 
@@ -116,7 +177,6 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
             for letter, option in zip(exercise.kind.letters, exercise.kind.listed())
         )
         options = f'<ul class="prediction-options" role="radiogroup" aria-labelledby="{question}">{listed}</ul>'
-    answer = reference(exercise_id)
     box = (
         f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}">'
         f'<p class="prediction-question" id="{question}">{question_html(exercise.id)}</p>{options}{figure}'
@@ -131,16 +191,81 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
         '<p role="status" aria-live="polite" class="prediction-verdict"></p>'
         '<div class="prediction-more"></div>'
         '<p class="prediction-hold" hidden></p>'
-        '<details class="prediction-answer"><summary>Show the answer (and go on without a prediction)</summary>'
-        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
-        + (f" {html.escape(answer.detail)}" if answer.detail else "")
-        + "</p></details>"
+        f'<details class="prediction-answer"><summary>{html.escape(SHOW_ANSWER)}</summary>'
+        f"{answer_html(exercise.id)}</details>"
         f'<script type="application/json" class="prediction-data">{data}</script></div>'
     )
     if gate:
         return box
     # a review page lists its questions by title, each folded around its box
     return f'<details class="prediction-review"><summary>{html.escape(exercise.title)}</summary>{box}</details>'
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One exercise's predictions in a kernel: the first, the last, its outcome, and whether any was right."""
+
+    first: str
+    last: str
+    outcome: Outcome
+    right: bool
+
+
+KEPT_OUTCOMES = (Outcome.CORRECT, Outcome.CLOSE, Outcome.WRONG)  # a prediction the grader could read
+
+
+class KernelAnswers:
+    """Every box's predictions in one kernel, as the page keeps them in one browser: first and last, answers shown."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, Kept] = {}
+        self.shown: set[str] = set()
+        self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
+        self._status = None  # the tally and the last save's outcome: one pair of widgets, shown under every box
+
+    def status(self):
+        """The widgets every box shows under its Save button: this kernel's tally, and what the last save did."""
+        import ipywidgets as w
+
+        if self._status is None:
+            self._status = (w.HTML(_paragraph(self.count())), w.HTML())
+        return self._status
+
+    def record(self, exercise_id: str, typed: str, verdict: Verdict) -> None:
+        """Keep a prediction the grader could read; an unreadable or blank one is no prediction."""
+        if verdict.outcome not in KEPT_OUTCOMES:
+            return
+        earlier = self.kept.get(exercise_id)
+        right = bool(earlier and earlier.right) or verdict.correct
+        self.kept[exercise_id] = Kept(earlier.first if earlier else typed, typed, verdict.outcome, right)
+
+    def count(self) -> str:
+        """The page's tally of this kernel's predictions."""
+        right = sum(kept.outcome is Outcome.CORRECT for kept in self.kept.values())
+        return COUNT.format(checked=len(self.kept), of=len(registry.EXERCISES), right=right)
+
+    def typed(self) -> Typed:
+        return Typed(
+            first={exercise_id: kept.first for exercise_id, kept in self.kept.items()},
+            last={exercise_id: kept.last for exercise_id, kept in self.kept.items()},
+            shown=frozenset(self.shown_first),
+        )
+
+    def save(self, folder: Path | None = None) -> str:
+        """Save the answers file in ``folder`` (the kernel's, next to the notebook); what the box says."""
+        path = (folder or Path.cwd()) / FILE_NAME
+        try:
+            written = save_typed(path, self.typed())
+        except (AnswersFileError, OSError) as error:
+            return NOT_SAVED.format(why=visible(str(error)))
+        return SAVED.format(count=len(written.answered()), of=len(registry.EXERCISES), path=visible(str(path)))
+
+
+KEPT = KernelAnswers()  # one store per kernel, shared by every box the kernel draws
+
+
+def _paragraph(text: str) -> str:
+    return f"<p style='margin: 0.3em 0;'>{html.escape(text)}</p>" if text else ""
 
 
 class Prediction:
@@ -157,20 +282,58 @@ class Prediction:
         """The verdict for what a reader typed, by ``check``'s rules."""
         return check(self.exercise.id, typed)
 
-    def widget(self):
+    def widget(self, kept: KernelAnswers = KEPT):
+        """The live box: the question, a verdict, the first try kept, the answer on request, and Save."""
         import ipywidgets as w
 
-        question = w.HTML(question_html(self.exercise.id))
+        exercise_id = self.exercise.id
+        question = w.HTML(question_html(exercise_id) + options_html(exercise_id))
         typed = w.Text(placeholder=self.exercise.kind.describe(), description="Your answer", continuous_update=False)
-        button = w.Button(description="Check")
+        button = w.Button(description="Check", tooltip=f"Check: {self.exercise.title}")
         shown = w.HTML()
+        first = w.HTML()
+        show = w.Button(description=SHOW_ANSWER, layout=w.Layout(width="fit-content"))
+        answer = w.HTML()
+        save = w.Button(description=SAVE, tooltip=KEPT_NOTE, layout=w.Layout(width="fit-content"))
+        count, saved = kept.status()
 
-        def answer(_=None) -> None:
-            shown.value = self.verdict(typed.value)._repr_html_()
+        def refresh() -> None:
+            earlier = kept.kept.get(exercise_id)
+            again = earlier is not None and earlier.first != earlier.last
+            first.value = _paragraph(FIRST_TRY.format(head=self.verdict(earlier.first).head)) if again else ""
+            answer.value = answer_html(exercise_id) if exercise_id in kept.shown else ""
+            count.value = _paragraph(kept.count())
 
-        button.on_click(answer)
-        typed.observe(answer, names="value")  # Enter, or leaving the field
-        return w.VBox([question, w.HBox([typed, button]), shown])
+        def judge(_=None) -> None:
+            raw = well_formed(typed.value)
+            verdict = self.verdict(raw)
+            shown.value = verdict._repr_html_()
+            kept.record(exercise_id, raw, verdict)
+            refresh()
+
+        def reveal(_=None) -> None:
+            if exercise_id not in kept.kept:
+                kept.shown_first.add(exercise_id)
+            kept.shown.add(exercise_id)
+            refresh()
+
+        def write(_=None) -> None:
+            saved.value = _paragraph(kept.save())
+            refresh()
+
+        earlier = kept.kept.get(exercise_id)
+        if earlier is not None:  # drawn again (the cell ran again): the box shows what it kept
+            typed.value = earlier.last
+            shown.value = self.verdict(earlier.last)._repr_html_()
+        refresh()
+        button.on_click(judge)
+        typed.observe(judge, names="value")  # Enter, or leaving the field
+        show.on_click(reveal)
+        save.on_click(write)
+        go_on = [w.HTML(_paragraph(GO_ON_NOTE.format(heading=GO_ON)))] if self.gate else []
+        return w.VBox(
+            [question, w.HBox([typed, button]), shown, first, show, answer, *go_on, w.HBox([save, count]), saved]
+        )
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         bundle = self.widget()._repr_mimebundle_(**kwargs)

@@ -252,22 +252,21 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
-  function answersFile(state) {
+  function answersFile(state) {  // saved_answers.typed_answers_file, which the widget saves in a kernel: the same bytes
+    const file = SHARED.file, name = fileName(state);
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
-    const lines = ["# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-                   "# Grade them with:  pytest exercises --answers=" + fileName(state)];
-    if (state.student && state.student.name) lines.push("name = " + quoted(state.student.name));
-    if (state.student && state.student.id) lines.push("id = " + quoted(state.student.id));
+    const lines = [file.header, file.grade.replace("{file}", name)];
+    if (state.student && state.student.name) lines.push(file.name + " = " + quoted(state.student.name));
+    if (state.student && state.student.id) lines.push(file.id + " = " + quoted(state.student.id));
     chapter.forEach((id) => lines.push(id + " = " + quoted(state.answers[id] ? state.answers[id].last : "")));
-    lines.push("", "# Each exercise's first prediction, as this browser kept it: your own record, not part of the score.",
-               "[first-tries]");
+    lines.push("", file.first, "[" + file.first_tries + "]");
     chapter.filter((id) => state.firsts[id] && state.firsts[id].text).forEach((id) => lines.push(id + " = " + quoted(state.firsts[id].text)));
-    lines.push("", "# The exercises whose answer you asked to see before your first prediction.", "[shown-before-first-try]");
+    lines.push("", file.shown, "[" + file.shown_first + "]");
     chapter.filter((id) => state.firsts[id] && state.firsts[id].shown).forEach((id) => lines.push(id + " = true"));
     const practised = chapter.filter((id) => state.variants[id]);
-    if (practised.length) lines.push("", "# Answers to \"Try another\": practice, never part of the score.");
+    if (practised.length) lines.push("", file.variants);
     practised.forEach(function (id) {
-      lines.push("[variants." + id + "]");
+      lines.push("[" + file.variants_table + "." + id + "]");
       Object.keys(state.variants[id]).sort((a, b) => a - b).forEach((number) => lines.push(number + " = " + quoted(state.variants[id][number].last)));
     });
     return lines.join("\n") + "\n";
@@ -276,7 +275,7 @@
   function fileName(state) {  // answers-ana-perez-12345.toml: ASCII letters, digits and hyphens only
     const who = state.student ? state.student.name + " " + state.student.id : "";
     const slug = who.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40).replace(/^-+|-+$/g, "");
-    return slug ? "answers-" + slug + ".toml" : "answers.toml";
+    return slug ? "answers-" + slug + ".toml" : SHARED.file.file_name;
   }
 
   function askWho(state) {  // asked once, kept in this browser; an empty answer is kept too, and not asked again
@@ -295,8 +294,7 @@
     const answers = load().answers;
     const checked = chapter.filter((id) => answers[id]);
     const right = checked.filter((id) => answers[id].outcome === "correct").length;
-    panel.querySelector(".prediction-count").textContent =
-      checked.length + " of " + chapter.length + " predictions checked, " + right + " right";
+    panel.querySelector(".prediction-count").textContent = fill(SHARED.count, { checked: checked.length, of: chapter.length, right });
     panel.querySelector(".prediction-set-aside").hidden = !setAside;
   }
 
