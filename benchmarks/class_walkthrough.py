@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from rmsnorm_course.exercises.answers import answers_file  # noqa: E402
-from rmsnorm_course.exercises.registry import EXERCISES  # noqa: E402
+from rmsnorm_course.grading.answers import answers_file  # noqa: E402
+from rmsnorm_course.questions.registry import EXERCISES  # noqa: E402
 
 SOLUTIONS = answers_file(solutions=True)
 SURNAMES = "garcia lee okafor novak silva kim rossi haddad ito muller dubois jensen ali costa"

@@ -1,7 +1,7 @@
 """One student's ``make grade``, with the answer key kept: ``make bench``.
 
 The answer key is computed once per version of the package and kept
-(``exercises.key``); a student grading their file again pays only for starting
+(``grading.key``); a student grading their file again pays only for starting
 pytest and reading the file. This times ``make grade ANSWERS=FILE`` end to end on the
 reference answers (every exercise judged), after one run has kept the key, and
 reports the median against the target.

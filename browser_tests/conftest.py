@@ -62,7 +62,7 @@ def browser() -> Browser:
 
 def show_every_answer(context) -> None:
     """As if the reader had opened every box's answer: the chapter's pages hold nothing back in ``context``."""
-    from rmsnorm_course.exercises.registry import EXERCISES
+    from rmsnorm_course.questions.registry import EXERCISES
 
     state = json.dumps({"answers": {}, "shown": list(EXERCISES)})
     context.add_init_script(f"window.localStorage.setItem('rmsnorm-course/answers', {json.dumps(state)});")

@@ -34,8 +34,8 @@ from playwright.sync_api import Page, expect
 from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
-from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.answers import AnswerSheet
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
 from rmsnorm_course.views.prediction import GO_ON

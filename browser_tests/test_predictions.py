@@ -31,10 +31,10 @@ from leaks import expected_renderings
 
 from conftest import HTML, ROOT, QuietHandler, page_with_errors
 from rmsnorm_course import check
-from rmsnorm_course.exercises import reading
-from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading import reading
+from rmsnorm_course.grading.answers import AnswerSheet
+from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.views.prediction import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 
 READY = "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
@@ -777,7 +777,7 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
 
 def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser, server, tmp_path):
     """The same predictions, typed in the page and in a kernel's widgets, give the same answers file."""
-    from rmsnorm_course.exercises.saved_answers import typed_answers_file
+    from rmsnorm_course.grading.saved_answers import typed_answers_file
     from rmsnorm_course.views.prediction import KernelAnswers
 
     # a first try, the unusual text, then a quote, a backslash and a tab (a text field keeps no line break)

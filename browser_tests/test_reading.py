@@ -24,8 +24,8 @@ from axe_playwright_python.sync_playwright import Axe
 from book_pages import PAGES
 
 from conftest import page_with_errors, show_every_answer
-from rmsnorm_course.exercises.feedback import reference
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.feedback import reference
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from rmsnorm_course.exercises.answers import SELF_RECORDED, AnswerSheet
-from rmsnorm_course.exercises.feedback import Verdict, score
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.exercises.untrusted import visible
+from rmsnorm_course.grading.answers import SELF_RECORDED, AnswerSheet
+from rmsnorm_course.grading.feedback import Verdict, score
+from rmsnorm_course.grading.untrusted import visible
+from rmsnorm_course.questions.registry import EXERCISES
 
 TEMPLATE = Path(__file__).parent / "answers.toml"
 

@@ -6,7 +6,7 @@ or why an answer could not be read. It never shows the expected value.
 
 import pytest
 
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.questions.registry import EXERCISES
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))

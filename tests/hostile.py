@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmsnorm_course.exercises.answers import answers_file
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.answers import answers_file
+from rmsnorm_course.questions.registry import EXERCISES
 
 M = len(EXERCISES)
 SOLUTIONS = answers_file(solutions=True)

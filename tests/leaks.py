@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmsnorm_course.exercises.kinds import Choice, Shape
-from rmsnorm_course.exercises.registry import Exercise
+from rmsnorm_course.grading.kinds import Choice, Shape
+from rmsnorm_course.questions.registry import Exercise
 
 SPECS = (".6f", ".5f", ".4f", ".3g", ".4g", ".5g", ".6g", "g")  # six decimals, and three significant figures or more
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 from hostile import HOSTILE
 
-from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.exercises.registry import EXERCISES, Exercise
+from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
+from rmsnorm_course.questions.registry import EXERCISES, Exercise
 
 SEED = 15
 WHOLE_FILE_REFUSALS = (

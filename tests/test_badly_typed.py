@@ -15,10 +15,10 @@ import pytest
 from hostile import SOLUTIONS, M, line_of, with_answer
 
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.gradebook import grade_files, tally
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.views.class_report import feedback_markdown, feedback_text, summary
+from rmsnorm_course.grading.answers import AnswerSheet
+from rmsnorm_course.grading.class_report import feedback_markdown, feedback_text, summary
+from rmsnorm_course.grading.gradebook import grade_files, tally
+from rmsnorm_course.questions.registry import EXERCISES
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")
 LETTERS = {i: re.search(rf'^{i} = "([A-Z])"$', SOLUTIONS, re.M).group(1) for i in CHOICES}

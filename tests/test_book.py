@@ -13,8 +13,8 @@ from book_pages import PAGES
 from bs4 import BeautifulSoup
 
 from rmsnorm_course.core.format import fmt
-from rmsnorm_course.exercises.feedback import reference
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.feedback import reference
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.studies import evidence
 from rmsnorm_course.views import prediction, static_explorer
 
@@ -61,7 +61,7 @@ def test_no_error_output_or_traceback(pages, page):
 @pytest.mark.parametrize("page", toc_pages())
 def test_the_page_scripts_are_linked_once_each_and_never_inlined(pages, page):
     soup = pages[page]
-    for script in (prediction.SCRIPT, prediction.PICTURE_SCRIPT, static_explorer.SCRIPT):
+    for script in (*prediction.SCRIPTS, static_explorer.SCRIPT):
         linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith(script.name)]
         assert len(linked) == 1
         assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == script.read_text()
@@ -222,7 +222,7 @@ def checks_after_boxes(soup: BeautifulSoup) -> dict[str, list]:
 
 def shows(answer_kind, answer, outputs: str) -> bool:
     """Whether the outputs print the answer: a number within the precision judged, every coordinate, the shape."""
-    from rmsnorm_course.exercises.kinds import Place, Shape, Vector
+    from rmsnorm_course.grading.kinds import Place, Shape, Vector
 
     numbers = [float(n) for n in NUMBER.findall(outputs)]
     if isinstance(answer_kind, Shape):
@@ -235,7 +235,7 @@ def shows(answer_kind, answer, outputs: str) -> bool:
 
 @pytest.mark.parametrize("page", CHAPTER)
 def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages, page):
-    from rmsnorm_course.exercises.kinds import Choice
+    from rmsnorm_course.grading.kinds import Choice
 
     for exercise_id, cells in checks_after_boxes(pages[page]).items():
         assert cells, f"{exercise_id}: no code shown between its box and the next"

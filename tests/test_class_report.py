@@ -10,9 +10,7 @@ from leaks import expected_renderings
 from submissions import generate_class, slip, write_class
 
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.gradebook import csv_text, grade_files, long_csv_text, tally
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.views.class_report import (
+from rmsnorm_course.grading.class_report import (
     HELD_BACK,
     OutputError,
     feedback_markdown,
@@ -20,6 +18,8 @@ from rmsnorm_course.views.class_report import (
     outputs,
     summary,
 )
+from rmsnorm_course.grading.gradebook import csv_text, grade_files, long_csv_text, tally
+from rmsnorm_course.questions.registry import EXERCISES
 
 CLASS = generate_class(40, seed=7)
 

@@ -10,10 +10,10 @@ import pytest
 from leaks import expected_renderings
 
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.exercises import registry
-from rmsnorm_course.exercises.errors import GradingError, UnknownExercise
-from rmsnorm_course.exercises.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.errors import GradingError, UnknownExercise
+from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
+from rmsnorm_course.questions import registry
+from rmsnorm_course.questions.registry import EXERCISES
 
 # The values the seed chapter the course was made from prints, typed here from it (not from the package).
 SEED_VALUES = {

@@ -9,10 +9,10 @@ import pytest
 from leaks import expected_renderings
 
 from rmsnorm_course import check
-from rmsnorm_course.exercises.errors import UnknownExercise
-from rmsnorm_course.exercises.feedback import NEAR_MISS, Outcome, reference
-from rmsnorm_course.exercises.kinds import Choice
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.errors import UnknownExercise
+from rmsnorm_course.grading.feedback import NEAR_MISS, Outcome, reference
+from rmsnorm_course.grading.kinds import Choice
+from rmsnorm_course.questions.registry import EXERCISES
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,8 @@ import matplotlib.text
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from rmsnorm_course.exercises.feedback import Outcome
-from rmsnorm_course.exercises.gradebook import grade_files, tally
-from rmsnorm_course.exercises.registry import EXERCISES
 from rmsnorm_course.studies import cost, evidence, geometry, modern, precision, training
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.studies.roofline import Roofline
@@ -186,34 +182,6 @@ def test_roofline_figure_plots_the_roof_and_the_measured_point():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
 
 
-def test_class_results_show_each_outcome_s_share_with_its_own_fill_and_hatch(tmp_path):
-    # reciprocal-rms: right, right so far, wrong, blank, unreadable
-    answers = {"a": "0.282843", "b": "0.28", "c": "3.535535", "d": '""', "e": '"twelve"'}
-    paths = []
-    for name, value in answers.items():
-        paths.append(tmp_path / f"{name}.toml")
-        paths[-1].write_text(f"mean-square = 12.5\nreciprocal-rms = {value}\n", encoding="utf-8")
-    tallies = tally(grade_files(paths))
-    fig = figures.class_results_figure(tallies)
-    (ax,) = fig.axes
-    bars = ax.patches
-    assert len(bars) == 5 * len(EXERCISES)  # one segment per outcome per exercise
-    # segments go outcome by outcome; the first row is mean-square, the second reciprocal-rms
-    rows = len(EXERCISES)
-    assert [bars[k * rows].get_width() for k in range(5)] == [100.0, 0.0, 0.0, 0.0, 0.0]
-    assert [bars[k * rows + 1].get_width() for k in range(5)] == [20.0] * 5
-    assert [bars[k * rows + 2].get_width() for k in range(5)] == [0.0, 0.0, 0.0, 100.0, 0.0]
-    hatches = [bars[k * rows].get_hatch() or "" for k in range(5)]
-    assert len(set(hatches)) == 5  # a second encoding: no two outcomes share a hatch
-    fills = [to_hex(bars[k * rows].get_facecolor()) for k in range(5)]
-    assert fills == [c.lower() for c in (figures.GREEN, figures.BLUE, figures.ORANGE, "#ffffff", figures.PURPLE)]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [outcome.value for outcome in Outcome]
-    assert [t.get_text() for t in ax.get_yticklabels()] == list(EXERCISES)
-    assert [t.get_text() for t in ax.texts][:2] == ["5/5", "1/5"]
-    assert ax.get_xlabel() and ax.get_ylabel()
-    assert figures.png_bytes(fig) == figures.png_bytes(figures.class_results_figure(tallies))
-
-
 def every_figure():
     """Every figure the book draws, from small but real inputs."""
     from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
@@ -245,7 +213,6 @@ def every_figure():
         "depth": figures.depth_figure(modern.stream_through_depth()),
         "fused roofline": figures.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
         "partial rms": figures.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
-        "class results": figures.class_results_figure(tally(grade_files([]))),
     }
 
 

@@ -11,9 +11,9 @@ from hostile import HOSTILE, M
 from submissions import generate_class, write_class
 
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.feedback import Outcome
-from rmsnorm_course.exercises.gradebook import HEADER, answer_files, csv_text, grade_files, long_csv_text, tally
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.feedback import Outcome
+from rmsnorm_course.grading.gradebook import HEADER, answer_files, csv_text, grade_files, long_csv_text, tally
+from rmsnorm_course.questions.registry import EXERCISES
 
 CLASS = generate_class(300)
 

@@ -19,8 +19,8 @@ from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
 from submissions import quoted, wrong
 
-from rmsnorm_course.exercises.answers import answers_file
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.answers import answers_file
+from rmsnorm_course.questions.registry import EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
 M = len(EXERCISES)

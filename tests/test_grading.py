@@ -10,10 +10,10 @@ import pytest
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.answers import AnswerSheet, answers_file
-from rmsnorm_course.exercises.errors import AnswersFileError, GradingError
-from rmsnorm_course.exercises.feedback import Outcome
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading.answers import AnswerSheet, answers_file
+from rmsnorm_course.grading.errors import AnswersFileError, GradingError
+from rmsnorm_course.grading.feedback import Outcome
+from rmsnorm_course.questions.registry import EXERCISES
 
 SHIPPED = Path(__file__).resolve().parent.parent / "exercises" / "answers.toml"
 

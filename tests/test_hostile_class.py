@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises.answers import AnswerSheet, answers_file
-from rmsnorm_course.exercises.gradebook import answer_files
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.exercises.untrusted import code_span, csv_cell, visible
+from rmsnorm_course.grading.answers import AnswerSheet, answers_file
+from rmsnorm_course.grading.gradebook import answer_files
+from rmsnorm_course.grading.untrusted import code_span, csv_cell, visible
+from rmsnorm_course.questions.registry import EXERCISES
 
 pytestmark = pytest.mark.end_to_end  # a real class run over hostile files, shared by every test here
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,8 +1,14 @@
 """The package's shape: its folders are its layers, and imports only run downhill.
 
-core (the maths) <- studies (what the chapter measures) <- exercises <- views.
-A module may import from its own layer or a lower one; no module imports another's
-underscore names; the import graph has no cycle; ``import rmsnorm_course`` loads the core only.
+From the bottom: core (the maths) <- studies (what the chapter measures) <- what an
+answer is (grading's reading and kinds) <- questions <- verdicts (grading's check,
+feedback and answer files) <- views <- the class (grading's gradebook, report and
+pages). Course content never imports the class machinery. A module may import from its
+own layer or a lower one; no module imports another's underscore names; the import
+graph has no cycle; ``import rmsnorm_course`` loads the core only.
+
+The contract is checked here by hand, in a few lines over ``ast``, rather than by a
+linter: its layers are modules as well as packages, and a planted import proves it fails.
 """
 
 from __future__ import annotations
@@ -15,7 +21,19 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "rmsnorm_course"
-LAYERS = ("core", "studies", "exercises", "views")
+# Bottom to top: each layer's packages or modules, named below rmsnorm_course.
+LAYERS = (
+    ("core",),
+    ("studies",),
+    ("grading", "grading.reading", "grading.kinds", "grading.errors", "grading.untrusted", "grading.toml_reader"),
+    ("questions",),
+    ("grading.key", "grading.misconceptions", "grading.feedback", "grading.answers", "grading.saved_answers",
+     "grading.withheld"),
+    ("views",),
+    ("grading.students", "grading.policy", "grading.gradebook", "grading.publish", "grading.class_report",
+     "grading.class_figure"),
+)  # fmt: skip
+CLASS = len(LAYERS) - 1
 
 
 def module_name(path: Path) -> str:
@@ -52,8 +70,19 @@ def imports(name: str) -> list[tuple[str, list[str]]]:
 
 
 def layer(name: str) -> int | None:
-    parts = name.split(".")
-    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+    """The layer of a module: that of the longest name in LAYERS it is, or lies under."""
+    relative = name.removeprefix("rmsnorm_course.")
+    for length in range(relative.count(".") + 1, 0, -1):
+        prefix = ".".join(relative.split(".")[:length])
+        for number, names in enumerate(LAYERS):
+            if prefix in names:
+                return number
+    return None
+
+
+def uphill(name: str, targets: list[str]) -> list[str]:
+    """The imports of module ``name`` that reach a layer above its own (or the package's entry points)."""
+    return [target for target in targets if layer(target) is None or layer(target) > layer(name)]
 
 
 def test_every_module_sits_in_a_layer_but_the_package_entry_points():
@@ -63,9 +92,28 @@ def test_every_module_sits_in_a_layer_but_the_package_entry_points():
 
 @pytest.mark.parametrize("name", [name for name in MODULES if layer(name) is not None])
 def test_imports_run_downhill_only(name):
-    for target, _ in imports(name):
-        assert layer(target) is not None, f"{name} imports the package's entry point {target}"
-        assert layer(target) <= layer(name), f"{name} ({LAYERS[layer(name)]}) imports {target} from a layer above"
+    assert uphill(name, [target for target, _ in imports(name)]) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "planted"),
+    [
+        ("rmsnorm_course.views.figures", "rmsnorm_course.grading.gradebook"),  # a view reaching the class
+        ("rmsnorm_course.questions.registry", "rmsnorm_course.grading.feedback"),  # a question reaching verdicts
+        ("rmsnorm_course.studies.cost", "rmsnorm_course.views.tables"),
+        ("rmsnorm_course.grading.kinds", "rmsnorm_course.questions.registry"),
+        ("rmsnorm_course.core.rmsnorm", "rmsnorm_course.__main__"),
+    ],
+)
+def test_a_planted_upward_import_is_caught(name, planted):
+    assert uphill(name, [target for target, _ in imports(name)] + [planted]) == [planted]
+
+
+def test_course_content_never_imports_the_class_machinery():
+    for name in MODULES:
+        if layer(name) is not None and layer(name) < CLASS:
+            reached = [target for target, _ in imports(name) if layer(target) == CLASS]
+            assert reached == [], f"{name} imports {reached}"
 
 
 def test_the_core_imports_nothing_outside_the_core():

@@ -22,13 +22,13 @@ from submissions import generate_class, write_class
 
 from rmsnorm_course import check
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.exercises import key
-from rmsnorm_course.exercises.gradebook import answer_files, grade_files, tally
-from rmsnorm_course.exercises.misconceptions import CARRIED
-from rmsnorm_course.exercises.policy import PolicyError, load
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.exercises.students import Pattern, PatternError
-from rmsnorm_course.views.class_report import Options, feedback_html, feedback_text, summary
+from rmsnorm_course.grading import key
+from rmsnorm_course.grading.class_report import Options, feedback_html, feedback_text, summary
+from rmsnorm_course.grading.gradebook import answer_files, grade_files, tally
+from rmsnorm_course.grading.misconceptions import CARRIED
+from rmsnorm_course.grading.policy import PolicyError, load
+from rmsnorm_course.grading.students import Pattern, PatternError
+from rmsnorm_course.questions.registry import EXERCISES
 
 NUMERIC = ("score", "maximum", "percentage", "correct", "right so far", "wrong", "not answered", "unreadable")
 

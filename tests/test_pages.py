@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.studies import cost as cost_study
 from rmsnorm_course.studies import evidence, modern
 from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next

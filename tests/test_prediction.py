@@ -9,9 +9,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from rmsnorm_course import check
-from rmsnorm_course.exercises import reading
-from rmsnorm_course.exercises.feedback import LOOKS, Outcome, page_words, reference
-from rmsnorm_course.exercises.registry import EXERCISES
+from rmsnorm_course.grading import reading
+from rmsnorm_course.grading.feedback import LOOKS, Outcome, page_words, reference
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.views.prediction import DATA_GLOBAL, Prediction, data_script, exercise_data, prediction_html
 
 

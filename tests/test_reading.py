@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from rmsnorm_course.exercises import reading
+from rmsnorm_course.grading import reading
 
 STORED = json.loads(reading.TABLE.read_text(encoding="utf-8"))
 

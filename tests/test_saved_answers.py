@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from rmsnorm_course import check
-from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.errors import AnswersFileError
-from rmsnorm_course.exercises.feedback import Outcome, reference
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.exercises.saved_answers import Typed, save_typed, typed_answers_file
+from rmsnorm_course.grading.answers import AnswerSheet
+from rmsnorm_course.grading.errors import AnswersFileError
+from rmsnorm_course.grading.feedback import Outcome, reference
+from rmsnorm_course.grading.saved_answers import Typed, save_typed, typed_answers_file
+from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.views.prediction import GO_ON, KernelAnswers, Prediction
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hostile import HOSTILE, SOLUTIONS, Hostile, M
 
-from rmsnorm_course.exercises.answers import AnswerSheet
-from rmsnorm_course.exercises.errors import AnswersFileError
-from rmsnorm_course.exercises.registry import EXERCISES
-from rmsnorm_course.exercises.toml_reader import MAX_BYTES, MAX_DEPTH, key_lines, nesting, parse, read_text
+from rmsnorm_course.grading.answers import AnswerSheet
+from rmsnorm_course.grading.errors import AnswersFileError
+from rmsnorm_course.grading.toml_reader import MAX_BYTES, MAX_DEPTH, key_lines, nesting, parse, read_text
+from rmsnorm_course.questions.registry import EXERCISES
 
 
 def report(sheet: AnswerSheet) -> tuple[str, int]:

@@ -29,8 +29,8 @@ BOX = re.compile(r'<div class="prediction" data-exercise="([^"]+)"')
 
 def _print_answers(body: str) -> str:
     """The answers of the page's prediction boxes, in the order it asks them; empty without boxes."""
-    from rmsnorm_course.exercises import registry
-    from rmsnorm_course.exercises.feedback import reference
+    from rmsnorm_course.grading.feedback import reference
+    from rmsnorm_course.questions import registry
 
     items = []
     for exercise_id in dict.fromkeys(BOX.findall(body)):

@@ -23,8 +23,7 @@ def assets() -> dict[str, str]:
     """Each script's name in the static folder, and its text, in the order pages load them."""
     return {
         prediction.DATA_SCRIPT: prediction.data_script(),
-        prediction.PICTURE_SCRIPT.name: prediction.PICTURE_SCRIPT.read_text(encoding="utf-8"),
-        prediction.SCRIPT.name: prediction.SCRIPT.read_text(encoding="utf-8"),
+        **{script.name: script.read_text(encoding="utf-8") for script in prediction.SCRIPTS},
         static_explorer.SCRIPT.name: static_explorer.SCRIPT.read_text(encoding="utf-8"),
     }
 

@@ -24,7 +24,7 @@ __all__ = [
 def __getattr__(name: str):
     """Load ``check`` when it is first asked for (PEP 562), not with the package."""
     if name == "check":
-        from .exercises.feedback import check
+        from .grading.feedback import check
 
         return check
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

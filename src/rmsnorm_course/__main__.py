@@ -3,7 +3,7 @@
 ``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
 answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
 ``python -m rmsnorm_course grade FOLDER [FILE ...] --out grades`` grades a class's
-answer files in one run (see ``views.class_report``).
+answer files in one run (see ``grading.class_report``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import os
 import sys
 from pathlib import Path
 
-from .exercises import policy
-from .exercises.answers import answers_file
-from .exercises.errors import GradingError
-from .exercises.gradebook import answer_files, grade_files, tally
-from .exercises.publish import PublishError
-from .exercises.students import Pattern
-from .exercises.untrusted import visible
+from .grading import class_report, policy
+from .grading.answers import answers_file
+from .grading.errors import GradingError
+from .grading.gradebook import answer_files, grade_files, tally
+from .grading.publish import PublishError
+from .grading.students import Pattern
+from .grading.untrusted import visible
 from .studies import evidence
-from .views import class_report, report
+from .views import report
 
 VALUED = ("--gradebook", "--feedback", "--out", "--pattern", "--policy", "--title", "--note", "--note-file")
 VALUED += ("--formats",)  # the options that take a value: the word after one is its value, whatever it looks like

@@ -6,7 +6,7 @@ every figure reads in greyscale.
 
 A figure the book shows is drawn twice: at page width, and for a phone, where its
 panels are stacked one above the other at ``PHONE_WIDTH`` (the same function, run
-with ``_new`` laying out a narrow column). A notebook shows the page-width figure
+with ``new_axes`` laying out a narrow column). A notebook shows the page-width figure
 as a PNG; the page gets both, as a ``<picture>`` whose phone source a screen up to
 ``PHONE_SCREEN`` wide chooses (``book/_ext/phone_figures.py`` turns it into an image
 file beside the page-width one).
@@ -29,10 +29,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from ..core.format import binary_size
+from ..core.format import binary_size, fmt
 from ..core.reference import DEFAULT_EPS
-from ..exercises.feedback import Outcome
-from ..exercises.gradebook import ExerciseTally
 from ..studies.comparison import ActivationComparison, PlacementCurves
 from ..studies.cost import BACKWARD, FORWARD, SizeSweep
 from ..studies.evidence import Primary
@@ -42,7 +40,6 @@ from ..studies.precision import Sweep
 from ..studies.roofline import Roofline
 from ..studies.training import Run
 from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve
-from .report import fmt
 
 # The figures' own style, set where a figure is drawn and saved, never on import: a notebook
 # that imports this module keeps its own matplotlib settings.
@@ -60,14 +57,6 @@ PHONE_SCREEN = "screen and (max-width: 800px)"  # where the page shows the phone
 BLUE, ORANGE, GREEN, PURPLE, GREY = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#555555"
 STYLES = (("-", BLUE, "o"), ("--", ORANGE, "s"), (":", GREEN, "^"), ("-.", PURPLE, "D"))
 RMS_AXIS = np.geomspace(*RMS_WINDOW, 400)
-# Each outcome of a graded answer: a fill and a hatch, so the bars read without colour too.
-OUTCOME_STYLES = {
-    Outcome.CORRECT: (GREEN, ""),
-    Outcome.CLOSE: (BLUE, "\\\\"),
-    Outcome.WRONG: (ORANGE, "//"),
-    Outcome.NOT_ANSWERED: ("white", ".."),
-    Outcome.UNREADABLE: (PURPLE, "xx"),
-}
 
 
 def png_bytes(fig: Figure, cropped: bool = False) -> bytes:
@@ -95,7 +84,7 @@ def styled(draw: Callable[..., Figure]) -> Callable[..., Figure]:
 _PHONE: ContextVar[bool] = ContextVar("phone", default=False)  # drawing the phone's version
 
 
-def _new(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
+def new_axes(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
     """A figure of ``columns`` panels side by side; for a phone, stacked in one narrow column."""
     shape, size = ((columns, 1), (PHONE_WIDTH, height * columns)) if _PHONE.get() else ((1, columns), (width, height))
     fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", squeeze=False, FigureClass=PageFigure)
@@ -161,7 +150,7 @@ def _for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
 @_for_phones
 def normalized_mean_square_figure(eps_values=(1e-8, DEFAULT_EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
     """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
-    fig, (ax,) = _new(6.4, 3.6)
+    fig, (ax,) = new_axes(6.4, 3.6)
     _energy_axes(ax, eps_values, state)
     return fig
 
@@ -206,7 +195,7 @@ def _marker(ax, state: ExplorerState) -> None:
 @_for_phones
 def explorer_figure(state: ExplorerState) -> Figure:
     """The explorer's picture: x-hat of x beside x-hat of a·x, and where a·x sits on the curve."""
-    fig, (bars, curve) = _new(9.0, 3.4, columns=2)
+    fig, (bars, curve) = new_axes(9.0, 3.4, columns=2)
     index = np.arange(state.x.size)
     bars.bar(index - 0.2, state.normalized, 0.4, color=BLUE, edgecolor="black", label="x-hat(x)")
     bars.bar(
@@ -233,7 +222,7 @@ def explorer_figure(state: ExplorerState) -> Figure:
 @_for_phones
 def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> Figure:
     """Input, RMSNorm output and LayerNorm output of the same activations, overlapping."""
-    fig, (ax,) = _new(6.8, 3.6)
+    fig, (ax,) = new_axes(6.8, 3.6)
     edges = np.linspace(-5, 7, bins + 1)
     series = (("input", comparison.inputs), ("RMSNorm", comparison.rms_normed), ("LayerNorm", comparison.layer_normed))
     for (label, values), (style, colour, _) in zip(series, STYLES):
@@ -249,7 +238,7 @@ def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> 
 @_for_phones
 def eps_placement_figure(curves: PlacementCurves, eps: float) -> Figure:
     """Output RMS and its slope near zero, eps inside versus outside the square root."""
-    fig, (values, slopes) = _new(9.0, 3.4, columns=2)
+    fig, (values, slopes) = new_axes(9.0, 3.4, columns=2)
     for ax, inside, outside, label in (
         (values, curves.inside, curves.outside, "RMS of the output"),
         (slopes, curves.inside_slope, curves.outside_slope, "slope d(output RMS) / d(input RMS)"),
@@ -319,7 +308,7 @@ def _aside(ax, x, y, text, ha="left", rotation=0):
 @_for_phones
 def pre_norm_block_figure() -> Figure:
     """The pre-norm residual block: identity path straight up, each learned branch behind an RMSNorm."""
-    fig, (ax,) = _new(6.0, 6.4)
+    fig, (ax,) = new_axes(6.0, 6.4)
     ax.set_xlim(0, 8)
     ax.set_ylim(0, 10)
     ax.axis("off")
@@ -380,7 +369,7 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
     width, height, gap = 2.1, 2.3, 0.5
     corner = [(column * (width + gap) + 0.1, 0.3 + (rows - 1 - row) * (height + row_gap)) for column, row in places]
     top = corner[0][1] + height + 0.7
-    fig, (ax,) = _new(7.4, 6.4 * top / 6.6)
+    fig, (ax,) = new_axes(7.4, 6.4 * top / 6.6)
     ax.set_xlim(0, columns * width + (columns - 1) * gap + 0.2)
     ax.set_ylim(0, top)
     ax.axis("off")
@@ -421,7 +410,7 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
 @_for_phones
 def cost_ratios_figure(ratios) -> Figure:
     """Horizontal bars: each implementation's time as a multiple of one copy of x, forward and backward."""
-    fig, axes = _new(9.0, 3.2, columns=2)
+    fig, axes = new_axes(9.0, 3.2, columns=2)
     for ax, direction in zip(axes, (FORWARD, BACKWARD)):
         names = list(ratios[direction])
         values = [ratios[direction][n] for n in names]
@@ -439,7 +428,7 @@ def cost_ratios_figure(ratios) -> Figure:
 @_for_phones
 def size_sweep_figure(sweep: SizeSweep) -> Figure:
     """Forward nanoseconds per element against input size: where the fast path wins and where it loses."""
-    fig, (ax,) = _new(7.2, 3.6)
+    fig, (ax,) = new_axes(7.2, 3.6)
     megabytes = sweep.nbytes / 2**20
     for name, (style, colour, marker) in zip(sweep.seconds, STYLES):
         ax.plot(megabytes, sweep.nanoseconds_per_element(name), style, marker=marker, color=colour, label=name)
@@ -461,7 +450,7 @@ def size_sweep_figure(sweep: SizeSweep) -> Figure:
 def precision_sweep_figure(result: Sweep) -> Figure:
     """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
     ceiling = 1e9
-    fig, (ax,) = _new(8.0, 3.2)
+    fig, (ax,) = new_axes(8.0, 3.2)
     formula = np.minimum(result.formula_ulps, ceiling)
     ax.plot(result.exponents, formula, "x", color=ORANGE, label="formula as written")
     ax.plot(result.exponents, result.package_ulps, "o", color=BLUE, label="rms_norm")
@@ -478,7 +467,7 @@ def precision_sweep_figure(result: Sweep) -> Figure:
 @_for_phones
 def training_figure(runs: dict[str, Run]) -> Figure:
     """Loss per step, and the residual stream's RMS after each block before and after training."""
-    fig, (losses, stream) = _new(8.6, 4.0, columns=2)
+    fig, (losses, stream) = new_axes(8.6, 4.0, columns=2)
     for run, (style, colour, marker) in zip(runs.values(), STYLES):
         steps = np.arange(run.losses.size)
         losses.plot(steps, run.losses, style, color=colour, marker=marker, markevery=50, label=run.variant)
@@ -528,7 +517,7 @@ def _circle(ax, radius: float, label: str) -> None:
 @_for_phones
 def geometry_figure(g: Geometry) -> Figure:
     """Left: inputs and their images on the circle of radius sqrt(2). Right: eps pulls small inputs inside."""
-    fig, (maps, shrink) = _new(8.6, 5.4, columns=2)
+    fig, (maps, shrink) = new_axes(8.6, 5.4, columns=2)
     _circle(maps, g.radius, f"radius sqrt(2) = {g.radius:.4f}")
     ones = np.array([-3.0, 3.0])
     maps.plot(ones, ones, ":", color=GREY, linewidth=1.0, label="all-ones direction")
@@ -574,7 +563,7 @@ def geometry_figure(g: Geometry) -> Figure:
 @_for_phones
 def gradient_figure(p: GradientPicture) -> Figure:
     """x-hat on its circle and the gradient with respect to x drawn from it: tangent, no radial part."""
-    fig, (ax,) = _new(5.2, 4.8)
+    fig, (ax,) = new_axes(5.2, 4.8)
     radius = float(np.linalg.norm(p.normalized))
     _circle(ax, radius, "circle of radius sqrt(2)")
     direction = p.x / np.linalg.norm(p.x)
@@ -615,7 +604,7 @@ AXES = (
 @_for_phones
 def axes_figure(batch: int = 4, features: int = 6) -> Figure:
     """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
-    fig, axes = _new(9.0, 2.9, columns=3)
+    fig, axes = new_axes(9.0, 2.9, columns=3)
     for ax, (name, groups, statistic), (style, colour, _) in zip(axes, AXES, STYLES):
         for row in range(batch):
             for column in range(features):
@@ -649,7 +638,7 @@ def axes_figure(batch: int = 4, features: int = 6) -> Figure:
 @_for_phones
 def roofline_figure(r: Roofline) -> Figure:
     """The measured roof, min(peak, bandwidth x intensity), with RMSNorm's forward placed at its intensity."""
-    fig, (ax,) = _new(7.2, 4.0)
+    fig, (ax,) = new_axes(7.2, 4.0)
     intensities = np.geomspace(1 / 16, 256, 200)
     giga = 1e9
     ax.plot(
@@ -688,7 +677,7 @@ def _roofline_axes(ax, ylabel: str) -> None:
 @_for_phones
 def gain_decay_figure(decay: GainDecay) -> Figure:
     """Weight decay alone, step by step: a plain gain heads for zero, a gain stored as 1 + w for one."""
-    fig, (ax,) = _new(7.2, 3.6)
+    fig, (ax,) = new_axes(7.2, 3.6)
     ax.plot(decay.steps, decay.plain, "-", color=ORANGE, linewidth=2, label="plain gain g: decays toward 0")
     ax.plot(decay.steps, decay.one_plus, "--", color=BLUE, linewidth=2, label="gain 1 + w: w decays, gain toward 1")
     ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1, label="the gain at initialisation")
@@ -702,7 +691,7 @@ def gain_decay_figure(decay: GainDecay) -> Figure:
 @_for_phones
 def qk_norm_figure(a: Attention) -> Figure:
     """The softmax's entropy as queries and keys grow, without and with QK-norm; and the largest logit."""
-    fig, (entropy, logits) = _new(9.0, 3.6, columns=2)
+    fig, (entropy, logits) = new_axes(9.0, 3.6, columns=2)
     entropy.plot(a.scales, a.entropy, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
     entropy.plot(a.scales, a.entropy_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
     entropy.axhline(a.uniform_entropy, color=GREY, linestyle=":", linewidth=1, label="attending to all alike")
@@ -723,7 +712,7 @@ def qk_norm_figure(a: Attention) -> Figure:
 @_for_phones
 def depth_figure(d: Depth) -> Figure:
     """The residual stream's RMS through the blocks, for pre-norm, post-norm and sandwich norms."""
-    fig, (ax,) = _new(7.2, 3.8)
+    fig, (ax,) = new_axes(7.2, 3.8)
     for arrangement, (style, colour, marker) in zip(d.stream_rms, STYLES):
         ax.plot(
             d.blocks, d.stream_rms[arrangement], style, color=colour, marker=marker, markersize=4, label=arrangement
@@ -744,7 +733,7 @@ def depth_figure(d: Depth) -> Figure:
 @_for_phones
 def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
     """The measured roof, and where each way of running add + RMSNorm in bfloat16 meets it."""
-    fig, (ax,) = _new(7.2, 4.0)
+    fig, (ax,) = new_axes(7.2, 4.0)
     intensities = np.geomspace(1 / 16, 256, 200)
     giga = 1e9
     ax.plot(intensities, r.attainable(intensities) / giga, "-", color=BLUE, linewidth=2, label="this machine's roof")
@@ -765,7 +754,7 @@ def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
 @_for_phones
 def partial_rms_figure(p: PartialRms) -> Figure:
     """The median relative error of the RMS estimated from a share p of each row, for LLaMA's widths."""
-    fig, (ax,) = _new(7.2, 3.8)
+    fig, (ax,) = new_axes(7.2, 3.8)
     for (width, errors), (style, colour, marker) in zip(p.median_error.items(), STYLES):
         shown = errors > 0
         ax.plot(100 * p.shares[shown], 100 * errors[shown], style, color=colour, marker=marker, label=f"d = {width}")
@@ -781,7 +770,7 @@ def partial_rms_figure(p: PartialRms) -> Figure:
 @_for_phones
 def post_norm_and_model_figure() -> Figure:
     """Left: a post-norm block, the norm on the stream after each addition. Right: a pre-norm model, end to end."""
-    fig, (post, model) = _new(9.0, 6.4, columns=2)
+    fig, (post, model) = new_axes(9.0, 6.4, columns=2)
     for ax in (post, model):
         ax.set_xlim(0, 8)
         ax.set_ylim(0, 10)
@@ -825,30 +814,4 @@ def post_norm_and_model_figure() -> Figure:
     _aside(model, centre + 2.0, 4.8, "each block: two RMSNorms\non its learned branches")
     _aside(model, centre + 2.0, 7.4, "the one norm on\nthe stream itself")
     model.set_title("a pre-norm model, end to end", fontsize=10)
-    return fig
-
-
-@styled
-def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
-    """Per exercise, the share of a class's files in each outcome (right, right so far, wrong, not answered,
-    unreadable): where predictions fail."""
-    files = max((t.files for t in tallies), default=0)
-    fig, (ax,) = _new(8.0, 1.4 + 0.27 * len(tallies))
-    rows = np.arange(len(tallies))
-    left = np.zeros(len(tallies))
-    for outcome, (colour, hatch) in OUTCOME_STYLES.items():
-        shares = np.array([100 * t.share(outcome) for t in tallies])
-        ax.barh(rows, shares, left=left, color=colour, hatch=hatch, edgecolor=GREY, linewidth=0.6, label=outcome.value)
-        left += shares
-    for row, t in zip(rows, tallies):
-        ax.text(101, row, f"{t.right}/{t.files}", va="center", fontsize=SMALLEST_TEXT)
-    ax.set_yticks(rows, [t.exercise_id for t in tallies], fontsize=SMALLEST_TEXT)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 112)
-    ax.set_xticks(np.arange(0, 101, 20))
-    ax.set_xlabel(f"share of the {files} answer files (%); right of each bar: files right")
-    ax.set_ylabel("exercise, in the chapter's order")
-    ax.legend(
-        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(OUTCOME_STYLES), fontsize=SMALLEST_TEXT, frameon=False
-    )
     return fig

@@ -3,12 +3,14 @@
 ``Prediction("mean-square")`` displays as a live widget in Jupyter, whose verdicts come
 from ``check``, and in the HTML book as a kernel-free form. The form carries its
 exercise as data (the kind, the reference, the known slips, and every text a verdict
-can say, from ``feedback.page_words``). ``static/prediction.js`` reads what the reader
-types by the rules of ``exercises.reading`` and picks the verdict by the rules of
-``feedback.judge``; what every box shares (those rules, the chapter's exercise ids and
-each verdict's look) is ``DATA_SCRIPT``. Both scripts are served once per page by the
-book's build. Without them (or without JavaScript) a box still shows the question and,
-folded away, the reference answer.
+can say, from ``feedback.page_words``). ``static/prediction-judge.js`` reads what the
+reader types by the rules of ``grading.reading`` and picks the verdict by the rules of
+``feedback.judge``; ``static/prediction-store.js`` keeps the answers in the browser and
+writes the download; ``static/prediction.js`` wires the boxes and the page that waits.
+What every box shares (those rules, the chapter's exercise ids and each verdict's look)
+is ``DATA_SCRIPT``. The scripts are served once per page by the book's build. Without
+them (or without JavaScript) a box still shows the question and, folded away, the
+reference answer.
 
 On a chapter page a box also holds back what follows it until it has a verdict or
 the reader opens its answer (``gate``); the review page's boxes do not. In JupyterLab
@@ -17,7 +19,7 @@ collapsed, written after each chapter box on its page; the book leaves that head
 
 The widget keeps each exercise's first and last prediction, in one store per kernel
 (``KEPT``), shows the answer on request, and saves the same answers file as the page's
-"Download my answers" (``answers.typed_answers_file``), next to the notebook.
+"Download my answers" (``saved_answers.typed_answers_file``), next to the notebook.
 """
 
 from __future__ import annotations
@@ -29,18 +31,23 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from ..exercises import key, reading, registry
-from ..exercises.answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS
-from ..exercises.errors import AnswersFileError
-from ..exercises.feedback import LOOKS, Outcome, Verdict, check, page_words, reference
-from ..exercises.kinds import Choice, Place, judging
-from ..exercises.saved_answers import COMMENTS, FILE_NAME, Typed, save_typed, well_formed
-from ..exercises.untrusted import visible
+from ..grading import key, reading
+from ..grading.answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS
+from ..grading.errors import AnswersFileError
+from ..grading.feedback import LOOKS, Outcome, Verdict, check, page_words, reference
+from ..grading.kinds import Choice, Place, judging
+from ..grading.saved_answers import COMMENTS, FILE_NAME, Typed, save_typed, well_formed
+from ..grading.untrusted import visible
+from ..questions import registry
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
-SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction.js"  # wires every box on a page
-PICTURE_SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "prediction-picture.js"  # placed answers
+STATIC: Traversable = files("rmsnorm_course.views") / "static"
+JUDGE_SCRIPT: Traversable = STATIC / "prediction-judge.js"  # what an answer is, and its verdict
+STORE_SCRIPT: Traversable = STATIC / "prediction-store.js"  # what stays in the browser, and the answers file
+SCRIPT: Traversable = STATIC / "prediction.js"  # wires every box on a page, and the page that waits
+PICTURE_SCRIPT: Traversable = STATIC / "prediction-picture.js"  # placed answers
 DATA_SCRIPT = "prediction-data.js"  # what every box on every page shares, served once
+SCRIPTS = (JUDGE_SCRIPT, STORE_SCRIPT, PICTURE_SCRIPT, SCRIPT)  # in the order a page loads them, after the data
 DATA_GLOBAL = "window.rmsnormPredictionData"
 # The words of "Try another", the same question about fresh inputs.
 VARIANT_WORDS = {

@@ -16,11 +16,12 @@ import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import key, reading, registry
+from ..questions import registry
+from ..questions.registry import Exercise
+from . import key, reading
 from .errors import AnswerKindError, UnknownExercise
 from .kinds import FOUND, MESSAGE, NEAR, PLACES, Choice, Outcome, Reading, shortened
 from .misconceptions import NON_FINITE, not_finite
-from .registry import Exercise
 from .untrusted import quoted
 
 __all__ = ["LOOKS", "Outcome", "Verdict", "check", "judge", "page_words", "reference"]

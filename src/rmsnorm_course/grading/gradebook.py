@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..questions.registry import EXERCISES
 from . import feedback
 from .answers import AnswerSheet, FirstTry
 from .feedback import Outcome, Verdict
@@ -28,7 +29,7 @@ from .key import version
 from .kinds import AnswerKindError
 from .misconceptions import carried_from
 from .policy import Policy
-from .registry import EXERCISES
+from .publish import file_identity
 from .students import Pattern, Student, identify, label_of
 from .untrusted import csv_cell, quoted, visible
 
@@ -135,7 +136,7 @@ def answer_files(sources: Iterable[str | Path]) -> Found:
         else:
             entries = [Source(source, label_of(source, None, str(given)))]
         for entry in entries:
-            identity = _identity(entry.path)
+            identity = file_identity(entry.path)
             if identity is not None and identity in seen:
                 passed_over.append(f"{visible(str(entry.path))} is {visible(str(seen[identity]))} again; graded once")
                 continue
@@ -189,15 +190,6 @@ def _is_folder(path: Path, follow: bool) -> bool:
         return stat.S_ISDIR((path.stat() if follow else path.lstat()).st_mode)
     except (OSError, RuntimeError):
         return False
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode of the entry itself (a link is not followed), or None if it cannot be looked at."""
-    try:
-        status = path.lstat()
-    except OSError:
-        return None
-    return status.st_dev, status.st_ino
 
 
 def _changed(path: Path) -> float | None:

@@ -32,9 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..questions.registry import EXERCISES
 from .errors import GradingError
 from .kinds import Outcome
-from .registry import EXERCISES
 from .untrusted import quoted, visible
 
 LATE_WORDS = ("yes", "y", "true", "1", "late", "x")

@@ -79,7 +79,7 @@ def publish(units: Sequence[Unit]) -> None:
                 _stage(unit.content, staged)
             except OSError as error:
                 raise PublishError(error.errno, f"cannot write {unit.shown}: {error.strerror}") from None
-            entries.append({"target": str(unit.target), "staged": str(staged), "identity": _identity(staged)})
+            entries.append({"target": str(unit.target), "staged": str(staged), "identity": _journal_identity(staged)})
             _checkpoint("staged")
         for stage in stages:
             _durable(stage)
@@ -145,7 +145,7 @@ def _switch(entry: Mapping[str, object]) -> None:
     """Put one staged output in its place, unless it is there already (a run may be finished twice)."""
     target, staged = Path(str(entry["target"])), Path(str(entry["staged"]))
     new = entry.get("identity")
-    if not isinstance(new, list) or _identity(target) == new or _identity(staged) != new:
+    if not isinstance(new, list) or _journal_identity(target) == new or _journal_identity(staged) != new:
         return
     if _is_folder(staged) and _is_folder(target):
         if not _exchange(staged, target):
@@ -240,12 +240,19 @@ def _fsync(path: Path) -> None:
             os.close(descriptor)
 
 
-def _identity(path: Path) -> list[int] | None:
+def file_identity(path: Path, follow: bool = False) -> tuple[int, int] | None:
+    """The device and inode of ``path`` (a link itself unless ``follow``), or None where it cannot be looked at."""
     try:
-        status = path.lstat()
-    except OSError:
+        status = path.stat() if follow else path.lstat()
+    except (OSError, RuntimeError):  # absent, unreachable, or a loop of links
         return None
-    return [status.st_dev, status.st_ino]
+    return status.st_dev, status.st_ino
+
+
+def _journal_identity(path: Path) -> list[int] | None:
+    """``file_identity`` as the journal holds it (JSON has lists, not tuples)."""
+    identity = file_identity(path)
+    return None if identity is None else list(identity)
 
 
 def _is_folder(path: Path) -> bool:

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import registry
+from ..questions import registry
+from ..questions.registry import EXERCISES, Exercise
 from .errors import AnswersFileError, UnknownExercise
 from .feedback import Outcome, Verdict, is_unanswered, judge
 from .key import solution
 from .kinds import Choice
-from .registry import EXERCISES, Exercise
 from .toml_reader import BadLine, read_answers
 from .untrusted import visible
 

@@ -1,7 +1,7 @@
 """A graded class as an instructor reads it, and each student's feedback as the student reads it.
 
 ``python -m rmsnorm_course grade FOLDER --out grades`` grades every answers file in one
-process (``exercises.gradebook``), prints a summary per exercise (every outcome's count,
+process (``gradebook``), prints a summary per exercise (every outcome's count,
 the commonest answers that were not right and the slip behind each), and writes
 the gradebook (``grades.csv``, numbers for a spreadsheet or an LMS), the long gradebook
 (``grades-long.csv``, one row per answer), the figure (``grades.png``) and a feedback
@@ -37,10 +37,12 @@ try:
 except ImportError:  # a system without file locks: outputs are still written whole
     fcntl = None
 
-from ..exercises import registry
-from ..exercises.answers import SELF_RECORDED
-from ..exercises.feedback import LOOKS, Outcome
-from ..exercises.gradebook import (
+from ..questions import registry
+from ..views.figures import png_bytes
+from .answers import SELF_RECORDED
+from .class_figure import class_results_figure
+from .feedback import LOOKS, Outcome
+from .gradebook import (
     ExerciseTally,
     GradedFile,
     csv_text,
@@ -48,11 +50,10 @@ from ..exercises.gradebook import (
     number,
     tally,
 )
-from ..exercises.kinds import shortened
-from ..exercises.publish import PublishError, Unit, publish
-from ..exercises.untrusted import code_span, html_text, one_line, quoted, slug, visible
-from ..exercises.withheld import gives_away
-from . import figures
+from .kinds import shortened
+from .publish import PublishError, Unit, file_identity, publish
+from .untrusted import code_span, html_text, one_line, quoted, slug, visible
+from .withheld import gives_away
 
 FORMATS = ("html", "txt", "md")  # the feedback pages' forms: to send by email or an LMS, to read, to build a book
 MARKER = "Feedback page written by rmsnorm-course grade"  # in every page: how the command knows its own folder
@@ -521,12 +522,12 @@ def outputs(
             if _is_folder(path, follow=True):
                 raise OutputError(f"{visible(str(path))} is a folder; expected a file path for the gradebook")
         written += _gradebook_files(gradebook)
-    sources = {identity for file in graded if (identity := _identity(file.path, follow=False)) is not None}
+    sources = {identity for file in graded if (identity := file_identity(file.path, follow=False)) is not None}
     whole = [path for path in (feedback, out) if path is not None]
     if feedback is not None:
         written += [feedback / name for name in feedback_names(graded)]
     for path in written + whole:
-        if _identity(path, follow=True) in sources or _identity(path, follow=False) in sources:
+        if file_identity(path, follow=True) in sources or file_identity(path, follow=False) in sources:
             raise OutputError(
                 f"writing {visible(str(path))} would replace a graded answers file; expected an output path of its own"
             )
@@ -578,7 +579,7 @@ def _check_folder(folder: Path, sources: set[tuple[int, int]], whole_run: bool) 
     except OSError as error:
         raise OutputError(f"cannot look into {visible(str(folder))}: {error.strerror}") from None
     for entry in entries:
-        if _identity(entry, follow=False) in sources:
+        if file_identity(entry, follow=False) in sources:
             raise OutputError(
                 f"the feedback folder {visible(str(folder))} holds a graded answers file, {quoted(entry.name)}; "
                 "expected a folder of its own for the feedback pages"
@@ -614,14 +615,6 @@ def _is_feedback_page(entry: Path) -> bool:
     if PAGE_NAME.fullmatch(entry.name):
         return start.startswith(MARKERS[entry.suffix[1:]].encode())
     return entry.suffix == ".md" and start.startswith(LEGACY_MARKER.encode())
-
-
-def _identity(path: Path, follow: bool) -> tuple[int, int] | None:
-    try:
-        status = path.stat() if follow else path.lstat()
-    except (OSError, RuntimeError):  # absent, unreachable, or a loop of links
-        return None
-    return status.st_dev, status.st_ino
 
 
 def _is_folder(path: Path, follow: bool) -> bool:
@@ -673,7 +666,7 @@ def _contents(graded: Sequence[GradedFile], plan: Plan, options: Options) -> lis
     pages = [f"{stem}.html" if "html" in options.formats else f"{stem}.{options.formats[0]}" for stem in stems]
     gradebook = csv_text(graded, pages).encode("utf-8")
     long = long_csv_text(graded).encode("utf-8")
-    figure = figures.png_bytes(figures.class_results_figure(tally(graded)))
+    figure = png_bytes(class_results_figure(tally(graded)))
     if plan.out is not None:
         folder = {GRADEBOOK: gradebook, LONG: long, FIGURE: figure}
         folder |= {f"{FEEDBACK}/{name}": data for name, data in feedback_pages(graded, options).items()}

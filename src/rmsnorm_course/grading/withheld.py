@@ -16,9 +16,9 @@ from functools import cache
 
 import numpy as np
 
+from ..questions.registry import EXERCISES
 from .key import solution
 from .kinds import Choice, Shape
-from .registry import EXERCISES
 
 FORMS = (".6f", ".5f", ".4f", ".3g", ".4g", ".5g", ".6g", "g")
 SHORTEST = 4  # characters of a form that counts: 0, 1 and 0.5 are in any text

@@ -57,7 +57,7 @@ BY = r"[0-9]+(?: *[xX\u00d7] *[0-9]+)+"  # 2x5x3: a shape written with times sig
 BY_SIGN = r" *[xX\u00d7] *"
 QUOTES = "\"'"
 MINUS_SIGN = "\u2212"
-TABLE = files("rmsnorm_course.exercises") / "characters.json"
+TABLE = files("rmsnorm_course.grading") / "characters.json"
 
 
 def character_table() -> dict[str, str]:

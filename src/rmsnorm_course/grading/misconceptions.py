@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.reference import DEFAULT_EPS
+from ..questions.registry import EXERCISES
 from ..studies import example
 from .errors import AnswerKindError
 from .kinds import Outcome, Reading
-from .registry import EXERCISES
 
 NON_FINITE = {
     "huge-row": (

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .registry import EXERCISES, Exercise, Solution
+from ..questions.registry import EXERCISES, Exercise, Solution
 
 PACKAGE = "rmsnorm-course"
 LAYERS = ("core", "studies", "exercises")  # what the answers are computed from

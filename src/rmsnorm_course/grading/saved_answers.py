@@ -1,7 +1,7 @@
 """The answers file the prediction boxes save: the page's download, and the widget's save in a kernel.
 
 Both write the same bytes for the same predictions (``typed_answers_file``; the page's
-``answersFile`` in static/prediction.js builds its file from the same comments and
+``answersFile`` in views/static/prediction-store.js builds its file from the same comments and
 table names, sent to it as data). In a kernel, "Save my answers" writes the file next
 to the notebook and keeps what an earlier save from another page put there
 (``save_typed``); a file written by hand is never overwritten.
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..questions.registry import EXERCISES
 from .answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS, AnswerSheet
 from .errors import AnswersFileError
-from .registry import EXERCISES
 from .untrusted import quoted
 
 FILE_NAME = "answers.toml"  # the download's name when no student name is given, and the widget's file

@@ -31,12 +31,12 @@ from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
+from ..grading.errors import UnknownExercise
+from ..grading.kinds import RIGHT, Axis, Choice, Kind, Number, Place, Shape, Vector
+from ..grading.untrusted import quoted
 from ..studies import evidence, example, modern, precision, training
 from ..studies.block import PreNormBlock
 from ..studies.formulas import rms_norm_formula
-from .errors import UnknownExercise
-from .kinds import RIGHT, Axis, Choice, Kind, Number, Place, Shape, Vector
-from .untrusted import quoted
 
 X, G = example.INPUT, example.GAIN
 TINY, FACTOR, UPSTREAM = example.TINY_INPUT, example.SCALE_FACTOR, example.UPSTREAM

@@ -1,0 +1,111 @@
+// What stays in the reader's browser: each box's first and last answer, answers shown, practice
+// and who the reader is; and the answers file written from them (grading/saved_answers.py writes
+// the same bytes in a kernel). The store is read defensively: an entry this page cannot use is set
+// aside, and the page says so.
+(function () {
+  "use strict";
+  if (window.rmsnormStore) return;
+  const SHARED = window.rmsnormPredictionData;
+  const RULES = SHARED.rules;
+  const { length } = window.rmsnormPrediction;
+  const chapter = SHARED.chapter;  // every exercise id, in the grader's order
+
+  // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
+  // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
+  const STORE = "rmsnorm-course/answers";
+  const READABLE = ["correct", "close", "wrong"];
+  const KEYS = ["answers", "shown", "firsts", "student", "variants"];
+  let setAside = false;  // a stored entry this page could not use, and said so
+
+  const isTable = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
+  const isText = (value) => typeof value === "string" && length(value) <= RULES.longest;
+
+  function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
+    const clean = { answers: {}, shown: [], firsts: {}, student: null, variants: {} };
+    let saved;
+    try {
+      const text = window.localStorage.getItem(STORE);
+      if (text === null) return clean;
+      saved = JSON.parse(text);
+    } catch (error) { setAside = true; return clean; }
+    if (!isTable(saved)) { setAside = true; return clean; }
+    if (Object.keys(saved).some((key) => !KEYS.includes(key))) setAside = true;
+    const answers = isTable(saved.answers) ? saved.answers : {};
+    for (const [id, entry] of Object.entries(answers)) {
+      const texts = isTable(entry) && ["first", "last"].every((k) => isText(entry[k]));
+      const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
+      if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
+      else setAside = true;
+    }
+    if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
+    const firsts = isTable(saved.firsts) ? saved.firsts : {};
+    for (const [id, entry] of Object.entries(firsts)) {
+      if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean") clean.firsts[id] = entry;
+      else setAside = true;
+    }
+    for (const [id, entry] of Object.entries(clean.answers)) {  // a store kept before firsts were: its first answers
+      if (!clean.firsts[id]) clean.firsts[id] = { text: entry.first, shown: false };
+    }
+    const student = saved.student;
+    if (isTable(student) && isText(student.name) && isText(student.id)) clean.student = student;
+    const tried = isTable(saved.variants) ? saved.variants : {};
+    for (const [id, answers] of Object.entries(tried)) {
+      if (!isTable(answers)) { setAside = true; continue; }
+      for (const [number, entry] of Object.entries(answers)) {
+        const kept = /^[1-9][0-9]?$/.test(number) && isTable(entry) && isText(entry.last) && READABLE.includes(entry.outcome);
+        if (kept) (clean.variants[id] = clean.variants[id] || {})[number] = entry;
+        else setAside = true;
+      }
+    }
+    return clean;
+  }
+  function forget() {
+    try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
+  }
+  function save(state) {
+    try { window.localStorage.setItem(STORE, JSON.stringify(state)); } catch (error) { /* private mode: keep going */ }
+  }
+
+  function answersFile(state) {  // saved_answers.typed_answers_file, which the widget saves in a kernel: the same bytes
+    const file = SHARED.file, name = fileName(state);
+    const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
+    const lines = [file.header, file.grade.replace("{file}", name)];
+    if (state.student && state.student.name) lines.push(file.name + " = " + quoted(state.student.name));
+    if (state.student && state.student.id) lines.push(file.id + " = " + quoted(state.student.id));
+    chapter.forEach((id) => lines.push(id + " = " + quoted(state.answers[id] ? state.answers[id].last : "")));
+    lines.push("", file.first, "[" + file.first_tries + "]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].text).forEach((id) => lines.push(id + " = " + quoted(state.firsts[id].text)));
+    lines.push("", file.shown, "[" + file.shown_first + "]");
+    chapter.filter((id) => state.firsts[id] && state.firsts[id].shown).forEach((id) => lines.push(id + " = true"));
+    const practised = chapter.filter((id) => state.variants[id]);
+    if (practised.length) lines.push("", file.variants);
+    practised.forEach(function (id) {
+      lines.push("[" + file.variants_table + "." + id + "]");
+      Object.keys(state.variants[id]).sort((a, b) => a - b).forEach((number) => lines.push(number + " = " + quoted(state.variants[id][number].last)));
+    });
+    return lines.join("\n") + "\n";
+  }
+
+  function fileName(state) {  // answers-ana-perez-12345.toml: ASCII letters, digits and hyphens only
+    const who = state.student ? state.student.name + " " + state.student.id : "";
+    const slug = who.normalize("NFKD").replace(/[^\x00-\x7f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40).replace(/^-+|-+$/g, "");
+    return slug ? "answers-" + slug + ".toml" : SHARED.file.file_name;
+  }
+
+  function askWho(state) {  // asked once, kept in this browser; an empty answer is kept too, and not asked again
+    const asked = (question, kept) => {
+      const given = window.prompt(question, kept || "");
+      return given === null ? kept || "" : Array.from(given.trim()).slice(0, RULES.longest).join("");
+    };
+    const name = asked("Your name, for your teacher (optional; kept in this browser only):", state.student && state.student.name);
+    const id = asked("Your student id (optional):", state.student && state.student.id);
+    state.student = { name, id };
+    save(state);
+  }
+
+  window.rmsnormStore = {
+    load, save, forget, answersFile, fileName, askWho, READABLE,
+    get setAside() { return setAside; },
+    forgetSetAside() { setAside = false; },
+  };
+})();
