@@ -17,9 +17,15 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # no file locks here: the lock test is skipped
+    fcntl = None
 
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.grading.answers import AnswerSheet, answers_file
@@ -290,42 +296,40 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr
 
 
-def test_two_runs_at_once_leave_the_outputs_of_one_of_them(tmp_path):
-    classes = {}
-    for label in ("a", "b"):
-        folder = tmp_path / label
-        folder.mkdir()
-        for n in range(40):
-            (folder / f"{label}-{n:02d}.toml").write_text(ONE_RIGHT if n % 2 else 'mean-square = "25"\n')
-        classes[label] = folder
+def _waiting_for_a_lock_on(folder: Path) -> bool:
+    """Whether some process waits for an flock on ``folder`` (Linux lists a blocked request with "->")."""
+    inode = folder.stat().st_ino
+    return any(line.split()[1] == "->" and line.split()[-3].endswith(f":{inode}") for line in _locks())
+
+
+def _locks() -> list[str]:
+    return Path("/proc/locks").read_text().splitlines()
+
+
+@pytest.mark.skipif(fcntl is None or not Path("/proc/locks").exists(), reason="needs flock and /proc/locks (Linux)")
+def test_a_second_run_waits_for_the_folder_s_lock_and_then_writes_whole(tmp_path):
+    """A run that finds the output folder locked waits, writes nothing meanwhile, and writes once it is free."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"s-{n}.toml").write_text(ONE_RIGHT)
     out = tmp_path / "out"
-    for _ in range(2):
-        runs = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-P",
-                    "-m",
-                    "rmsnorm_course",
-                    "grade",
-                    str(folder),
-                    "--gradebook",
-                    str(out / "grades.csv"),
-                    "--feedback",
-                    str(out / "feedback"),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for folder in classes.values()
-        ]
-        assert [run.wait(timeout=300) for run in runs] == [0, 0]
-        rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
-        in_csv = {Path(row["feedback page"]).stem for row in rows}
-        pages = {page.stem for page in (out / "feedback").glob("[0-9]*.md")}
-        letters = {row["name"][0] for row in rows} | {page.split("-")[1][0] for page in pages}
-        assert in_csv == pages and len(letters) == 1  # one run's outputs, whole
+    out.mkdir()
+    holder = os.open(out, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another run, mid-write
+    command = [sys.executable, "-P", "-m", "rmsnorm_course", "grade", str(folder), "--gradebook", str(out / "g.csv")]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _waiting_for_a_lock_on(out):
+            assert run.poll() is None, f"the run ended without waiting for the lock: {run.stderr.read()}"
+            assert time.monotonic() < deadline, "the run never asked for the folder's lock"
+            time.sleep(0.05)  # polling a condition, not waiting a fixed time
+        assert sorted(path.name for path in out.iterdir()) == []  # nothing written while the lock is held
+    finally:
+        os.close(holder)  # the other run is done
+    assert run.wait(timeout=300) == 0, run.stderr.read()
+    assert len(list(csv.DictReader(io.StringIO((out / "g.csv").read_text())))) == 3
 
 
 def test_check_names_a_hostile_value_by_its_type(tmp_path):
