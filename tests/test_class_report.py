@@ -21,13 +21,9 @@ from rmsnorm_course.grading.class_report import (
 from rmsnorm_course.grading.gradebook import csv_text, grade_files, long_csv_text, tally
 from rmsnorm_course.questions.registry import EXERCISES
 
+pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
+
 CLASS = generate_class(40, seed=7)
-
-
-@pytest.fixture(autouse=True)
-def in_a_folder_of_its_own(tmp_path, monkeypatch):
-    """Relative outputs land in the test's own folder."""
-    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture(scope="module")

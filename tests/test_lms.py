@@ -30,16 +30,13 @@ from rmsnorm_course.grading.policy import PolicyError, load
 from rmsnorm_course.grading.students import Pattern, PatternError
 from rmsnorm_course.questions.registry import EXERCISES
 
+pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
+
 NUMERIC = ("score", "maximum", "percentage", "correct", "right so far", "wrong", "not answered", "unreadable")
 
 
 def rows_of(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
-
-
-@pytest.fixture(autouse=True)
-def in_a_folder_of_its_own(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
 
 
 def test_a_canvas_download_gives_each_row_its_student_s_name_id_and_late_mark(tmp_path):

@@ -185,7 +185,9 @@
   function drawCurve(svg, window, eps, s) {
     const [logMin, logMax] = window.map(Math.log10);
     const logRms = Math.log10(s.scaledRms);
-    const offAxis = logRms < logMin ? "left" : logRms > logMax ? "right" : null;
+    let offAxis = null;  // where the marker leaves the axis, if it does
+    if (logRms < logMin) offAxis = "left";
+    else if (logRms > logMax) offAxis = "right";
     const direction = offAxis === "left" ? -1 : 1;
     const where = offAxis ? `, off the axis to the ${offAxis}` : "";
     const swatch = offAxis

@@ -38,14 +38,18 @@
   function decimals(token) {  // reading.decimals
     const [mantissa, exponent = ""] = token.toLowerCase().split("e");
     const fraction = mantissa.split(".")[1] || "";
+    if (!exponent) return Math.min(fraction.length, 999999);
     const digits = exponent.replace(/^[+-]/, "").replace(/^0+/, "") || "0";  // 1e+0000000 is 1e0
-    const shift = !exponent ? 0 : (digits.length <= 6 ? Number(digits) : 999999) * (exponent[0] === "-" ? -1 : 1);
+    const size = digits.length <= 6 ? Number(digits) : 999999;
+    const shift = exponent[0] === "-" ? -size : size;
     return Math.min(Math.max(fraction.length - shift, 0), 999999);
   }
 
   const toNumber = (token) => {  // float(token): inf, infinity and nan in any case too
     const word = token.replace(/^[+-]/, "").toLowerCase(), sign = token[0] === "-" ? -1 : 1;
-    return word === "inf" || word === "infinity" ? sign * Infinity : word === "nan" ? NaN : Number(token);
+    if (word === "inf" || word === "infinity") return sign * Infinity;
+    if (word === "nan") return NaN;
+    return Number(token);
   };
   const plainWords = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
 
