@@ -23,6 +23,7 @@ import numpy as np
 from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm
 from . import variants
+from .precision import CastOrder
 from .threads import one_blas_thread
 
 # --- a gain stored as 1 + w ------------------------------------------------------------
@@ -47,25 +48,15 @@ def gain_decay(start: float = TRAINED_GAIN, rate: float = DECAY_PER_STEP, steps:
     return GainDecay(np.arange(steps + 1), start * shrink, 1 + (start - 1) * shrink)
 
 
-@dataclass(frozen=True)
-class GainCast:
-    """float16 rows through LLaMA's order (cast x-hat back, then the gain) and Gemma's (the gain, then one cast)."""
-
-    values: int
-    differ: int
-    max_ulps: float
-
-
-def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> GainCast:
-    """How often the two reference orders give different float16 outputs for the same trained gain 1 + w."""
+def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
+    """How often LLaMA's order (cast x-hat back, then the gain) and Gemma's (the gain 1 + w, then one cast)
+    give different float16 outputs for the same trained gain."""
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, width)).astype(np.float16)
     w = rng.uniform(-0.5, 0.5, width).astype(np.float16)
     gemma = variants.gemma_rms_norm(x, w)
     llama = variants.llama_rms_norm(x, (1 + w.astype(np.float32)).astype(np.float16))
-    spacing = np.spacing(np.abs(gemma.astype(np.float16))).astype(np.float64)
-    ulps = np.abs(gemma.astype(np.float64) - llama.astype(np.float64)) / spacing
-    return GainCast(values=x.size, differ=int(np.sum(gemma != llama)), max_ulps=float(np.max(ulps)))
+    return CastOrder.between(gemma, llama)
 
 
 # --- QK-norm -------------------------------------------------------------------------------

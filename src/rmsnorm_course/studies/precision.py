@@ -68,23 +68,31 @@ def sweep(
 
 @dataclass(frozen=True)
 class CastOrder:
-    """float16 rows normalized two ways: the gain applied in float32 before one cast (this
-    package), or after casting x-hat back to float16 (LLaMA's reference order)."""
+    """float16 rows normalized in two orders of rounding: how many values differ, and by how many ulps at most."""
 
     values: int
     differ: int
     max_ulps: float
 
+    @classmethod
+    def between(cls, reference: np.ndarray, other: np.ndarray) -> CastOrder:
+        """``other`` against ``reference``, in ulps of ``reference``'s dtype (``ulps_off``)."""
+        ulps = ulps_off(other, reference.astype(np.float64))
+        return cls(values=reference.size, differ=int(np.sum(reference != other)), max_ulps=float(np.max(ulps)))
+
 
 def cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
-    """How often rounding twice (cast, then the gain in float16) differs from rounding once."""
+    """How often rounding twice (cast, then the gain in float16) differs from rounding once.
+
+    Rounding once is this package's order (the gain applied in float32, one cast);
+    rounding twice is LLaMA's reference order (x-hat cast back to float16, then the gain).
+    """
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, width)).astype(np.float16)
     gain = rng.uniform(0.5, 1.5, width).astype(np.float16)
     once = rms_norm(x, gain)
     twice = rms_norm(x) * gain  # x-hat comes back as float16, then float16 times float16
-    ulps = ulps_off(once, twice.astype(np.float64))
-    return CastOrder(values=once.size, differ=int(np.sum(once != twice)), max_ulps=float(np.max(ulps)))
+    return CastOrder.between(twice, once)
 
 
 # --- bfloat16: float32's range, 8 significant bits --------------------------------------
