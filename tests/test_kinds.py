@@ -249,3 +249,17 @@ def test_references_are_shown_at_the_precision_asked():
     assert Number().show(12.5) == "12.5" and Number().show(-1e-9) == "0"
     assert Choice(OPTIONS).show(OPTIONS[2]) == "C) rejected with an error"
     assert Shape().show((3,)) == "(3,)"
+
+
+@pytest.mark.parametrize(
+    ("kind", "accepted", "refused"),
+    [
+        (Number(), [12.5, 3, np.float32(0.5), math.inf], ["12.5", True, [12.5], (12.5,), None]),
+        (Vector(2), [(0.5, -1.0), (1, 2)], [[0.5, -1.0], (0.5,), (0.5, "1"), (0.5, True), 0.5]),
+        (Shape(), [(2, 5, 3), (3,), ()], [[2, 5, 3], (2, -5), ((2,), 5), (2.0,), (True,), "(2, 5)"]),
+        (Choice(("yes", "no")), ["yes", "no"], ["A", "maybe", 0, ("yes",)]),
+    ],
+)
+def test_a_kind_accepts_as_reference_only_the_values_a_solver_returns(kind, accepted, refused):
+    assert [value for value in accepted if not kind.accepts(value)] == []
+    assert [value for value in refused if kind.accepts(value)] == []

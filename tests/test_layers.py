@@ -1,11 +1,12 @@
 """The package's shape: its folders are its layers, and imports only run downhill.
 
-From the bottom: core (the maths) <- studies (what the chapter measures) <- what an
-answer is (grading's reading and kinds) <- questions <- verdicts (grading's check,
-feedback and answer files) <- views <- the class (grading's gradebook, report and
-pages). Course content never imports the class machinery. A module may import from its
-own layer or a lower one; no module imports another's underscore names; the import
-graph has no cycle; ``import rmsnorm_course`` loads the core only.
+From the bottom: core (the maths) and cache (where what is computed once is kept) <-
+studies (what the chapter measures) <- what an answer is (grading's reading and kinds)
+<- questions <- verdicts (grading's check, feedback and answer files) <- views <- the
+class (grading's gradebook, report and pages). Course content never imports the class
+machinery. A module may import from its own layer or a lower one; no module imports
+another's underscore names; the import graph has no cycle; ``import rmsnorm_course``
+loads the core only.
 
 The contract is checked here by hand, in a few lines over ``ast``, rather than by a
 linter: its layers are modules as well as packages, and a planted import proves it fails.
@@ -23,9 +24,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "rmsnorm_course"
 # Bottom to top: each layer's packages or modules, named below rmsnorm_course.
 LAYERS = (
-    ("core",),
+    ("core", "cache"),
     ("studies",),
-    ("grading", "grading.reading", "grading.kinds", "grading.errors", "grading.untrusted", "grading.toml_reader"),
+    ("grading", "grading.reading", "grading.kinds", "grading.errors", "grading.untrusted", "grading.toml_reader",
+     "grading.imports"),
     ("questions",),
     ("grading.key", "grading.misconceptions", "grading.feedback", "grading.answers", "grading.saved_answers",
      "grading.withheld"),

@@ -7,10 +7,8 @@ which slip each wrong one makes), never read from the grader.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import html
 import io
-import json
 import os
 import re
 from pathlib import Path
@@ -22,7 +20,6 @@ from submissions import generate_class, write_class
 
 from rmsnorm_course import check
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading import key
 from rmsnorm_course.grading.class_report import Options, feedback_html, feedback_text, summary
 from rmsnorm_course.grading.gradebook import answer_files, grade_files, tally
 from rmsnorm_course.grading.misconceptions import CARRIED
@@ -238,36 +235,6 @@ def test_no_page_states_an_answer_the_student_has_not_got_right_in_any_form(tmp_
             for exercise_id in not_right:
                 for rendering in expected_renderings(EXERCISES[exercise_id]):
                     assert rendering not in said, (submission.name, exercise_id, rendering)
-
-
-def test_the_answer_key_is_kept_per_version_and_a_spoilt_one_is_computed_afresh(tmp_path, monkeypatch):
-    monkeypatch.setenv("RMSNORM_COURSE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(key, "_memo", {})
-    exercise = EXERCISES["mean-square"]
-    assert key.solution(exercise).answer == 12.5
-    kept = json.loads(key.path().read_text(encoding="utf-8"))
-    assert kept["version"] == key.version() and kept["solutions"]["mean-square"]["answer"] == 12.5
-    monkeypatch.setattr(key, "_memo", {})
-
-    def never():
-        raise AssertionError("solved again")
-
-    assert key.solution(dataclasses.replace(exercise, solve=never)).answer == 12.5  # from the kept key, no solver run
-    monkeypatch.setattr(key, "_memo", {})
-    key.path().write_text('{"fingerprint": "' + key.fingerprint() + '", "solutions": {"mean-square": 3}}')
-    assert key.solution(exercise).answer == 12.5  # a spoilt key is not used, and is written afresh
-    assert json.loads(key.path().read_text(encoding="utf-8"))["solutions"]["mean-square"]["answer"] == 12.5
-
-
-def test_a_variant_is_solved_for_its_own_inputs_and_not_read_from_the_kept_key(tmp_path, monkeypatch):
-    monkeypatch.setenv("RMSNORM_COURSE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(key, "_memo", {})
-    exercise = EXERCISES["mean-square"]
-    assert key.solution(exercise).answer == 12.5  # (9 + 16) / 2, now kept
-    first = exercise.variant(0)
-    x1, x2 = first.given["x"]
-    assert key.solution(first).answer == (x1 * x1 + x2 * x2) / 2
-    assert key.solution(exercise).answer == 12.5  # the kept answer is still the registered question's
 
 
 def test_each_carried_computation_gives_the_next_answer_from_the_right_earlier_one():

@@ -23,3 +23,7 @@ class AnswerKindError(GradingError):
 
 class AnswersFileError(GradingError):
     boundary = "answers-file"
+
+
+class AnswerKeyWarning(UserWarning):
+    """A kept answer key, or one of its answers, that could not be trusted and is computed afresh."""

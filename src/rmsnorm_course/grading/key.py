@@ -1,16 +1,20 @@
-"""The answer key: each exercise's reference answer, computed once per version of the package and kept.
+"""The answer key: each exercise's reference answer, computed once per version of its sources and kept.
 
 A solver runs the package (one of them trains the training page's network), so
 grading one student's file would pay for every solver on every run. The key is
 kept instead, as JSON data in a cache folder, under a name made from everything
-the answers depend on: the package's version, the source of the layers that compute
-them (``core``, ``studies``, ``exercises``), and the Python, NumPy and platform it ran
-on. Any change to one of them is a new key, computed afresh; a cache that cannot be
-read or written is simply not used. Each answer is computed only when an exercise
-is first judged, so a blank file still runs no solver.
+the answers depend on: the package's version, every source file the solvers run
+(found from the solvers' own modules by their imports, ``imports``), and the Python,
+NumPy and platform it ran on. Any change to one of them is a new key, computed afresh.
 
-The folder is ``$RMSNORM_COURSE_CACHE``, else ``$XDG_CACHE_HOME/rmsnorm-course``, else
-``~/.cache/rmsnorm-course``; ``RMSNORM_COURSE_CACHE=off`` keeps nothing on disk.
+A kept key is never trusted over its sources: each answer is kept with a digest of
+it, and read back only when the digest matches and the answer is of the kind its
+exercise takes. Anything else is said (an ``AnswerKeyWarning``) and computed again.
+A cache that cannot be read or written is simply not used. Each answer is computed
+only when an exercise is first judged, so a blank file still runs no solver.
+
+The folder is ``cache.folder``'s: ``$RMSNORM_COURSE_CACHE``, else
+``$XDG_CACHE_HOME/rmsnorm-course``, else ``~/.cache/rmsnorm-course``; ``off`` keeps nothing.
 """
 
 from __future__ import annotations
@@ -22,17 +26,20 @@ import os
 import platform
 import sys
 import tempfile
+import warnings
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from ..cache import folder as cache_folder
 from ..questions.registry import EXERCISES, Exercise, Solution
+from .errors import AnswerKeyWarning
+from .imports import imported_files
+from .untrusted import visible
 
 PACKAGE = "rmsnorm-course"
-LAYERS = ("core", "studies", "exercises")  # what the answers are computed from
-OFF = "off"
 _memo: dict[str, Solution] = {}
 
 
@@ -45,28 +52,27 @@ def version() -> str:
         return "unknown"
 
 
+def solver_modules() -> list[str]:
+    """The modules the answers are computed in: each exercise's solver's, and this one's (the key's form)."""
+    solvers = {getattr(exercise.solver or exercise.solve, "__module__", None) for exercise in EXERCISES.values()}
+    return sorted({__name__} | solvers - {None})
+
+
 @cache
 def fingerprint() -> str:
     """A short digest of everything the answers depend on."""
     digest = hashlib.sha256()
     for part in (version(), sys.version, np.__version__, platform.platform()):
         digest.update(part.encode() + b"\0")
-    root = Path(__file__).resolve().parents[1]
-    for layer in LAYERS:
-        for source in sorted((root / layer).rglob("*.py")):
-            digest.update(source.relative_to(root).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    for module, source in imported_files(solver_modules()).items():
+        digest.update(module.encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
 def folder() -> Path | None:
     """Where the key is kept, or None when keeping it is switched off."""
-    chosen = os.environ.get("RMSNORM_COURSE_CACHE")
-    if chosen == OFF:
-        return None
-    if chosen:
-        return Path(chosen)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / PACKAGE
+    return cache_folder(default=Path(base) / PACKAGE)
 
 
 def path() -> Path | None:
@@ -99,17 +105,51 @@ def _inputs(exercise: Exercise) -> str:
 
 
 def _load() -> dict[str, Solution]:
-    """The kept solutions, or none when there is no key, or one that is not exactly what ``_save`` writes."""
+    """The kept solutions that can be trusted: none without a key, none that is not exactly as ``_save`` wrote it."""
     where = path()
     if where is None:
         return {}
     try:
         data = json.loads(where.read_text(encoding="utf-8"))
-        if data.get("fingerprint") != fingerprint():
-            return {}
-        return {exercise_id: _solution(entry) for exercise_id, entry in data["solutions"].items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except ValueError:
+        return _refused(where, "is not JSON")
+    except OSError:  # none kept yet, or a folder that cannot be read: not used
         return {}
+    if not isinstance(data, dict) or not isinstance(data.get("solutions"), dict):
+        return _refused(where, "is not an answer key")
+    if data.get("fingerprint") != fingerprint():
+        return _refused(where, "was kept for other sources than its name says")
+    kept = {}
+    for exercise_id, entry in data["solutions"].items():
+        why = _distrust(exercise_id, entry)
+        if why is None:
+            kept[exercise_id] = _solution(entry)
+        else:
+            warnings.warn(AnswerKeyWarning(f"{visible(str(where))}: {why}; it is computed afresh"), stacklevel=2)
+    return kept
+
+
+def _refused(where: Path, why: str) -> dict[str, Solution]:
+    warnings.warn(AnswerKeyWarning(f"{visible(str(where))} {why}; every answer is computed afresh"), stacklevel=3)
+    return {}
+
+
+def _distrust(exercise_id: str, entry: object) -> str | None:
+    """Why a kept entry may not be used (as words naming its exercise), or None when it can."""
+    exercise = EXERCISES.get(exercise_id)
+    named = f"the kept answer to {visible(exercise_id)}"
+    if exercise is None:
+        return f"{named} names no exercise"
+    if not isinstance(entry, dict) or entry.get("digest") != _digest({k: v for k, v in entry.items() if k != "digest"}):
+        return f"{named} is not as it was kept (its digest does not match)"
+    try:
+        solved = _solution(entry)
+    except (TypeError, ValueError, KeyError):
+        return f"{named} is not an answer key entry"
+    values = [solved.answer, *(value for value, _ in solved.pitfalls)]
+    if not all(exercise.kind.accepts(value) for value in values):
+        return f"{named} is not what a {type(exercise.kind).__name__.lower()} exercise takes"
+    return None
 
 
 def _save(solutions: dict[str, Solution]) -> None:
@@ -128,7 +168,7 @@ def _save(solutions: dict[str, Solution]) -> None:
         where.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=where.parent, prefix=".answer-key.", delete=False) as new:
             written = new.name
-            json.dump(data, new, default=_plain)
+            json.dump(data, new)
         os.replace(written, where)
         for old in where.parent.glob("answer-key-*.json"):
             if old != where:
@@ -146,14 +186,22 @@ def _plain(value: object) -> object:
     raise TypeError(f"a {type(value).__name__} is not kept in the answer key")
 
 
+def _digest(entry: dict[str, object]) -> str:
+    """A digest of an entry as JSON writes it, tied to this key's fingerprint: an edit by hand does not match it."""
+    text = json.dumps(entry, sort_keys=True, default=_plain)
+    return hashlib.sha256(f"{fingerprint()}\0{text}".encode()).hexdigest()
+
+
 def _entry(solved: Solution) -> dict[str, object]:
-    return {
+    entry = {
         "answer": solved.answer,
         "explanation": solved.explanation,
         "pitfalls": [[value, note] for value, note in solved.pitfalls],
         "detail": solved.detail,
         "picture": solved.picture,
     }
+    plain = json.loads(json.dumps(entry, default=_plain))  # as it reads back: tuples as lists, NumPy's numbers plain
+    return plain | {"digest": _digest(plain)}
 
 
 def _tuples(value: object) -> object:

@@ -205,6 +205,10 @@ class Number:
             raise unreadable(self.describe(), number)
         raise unreadable(self.describe(), _found(typed, "a number"))
 
+    def accepts(self, value: object) -> bool:
+        """Whether ``value`` is a reference answer of this kind, as a solver returns it (the key checks a kept one)."""
+        return _real(value)
+
     def compare(self, given: Reading, expected: float) -> Outcome:
         return _compare((given.value,), given.decimals, (expected,), self.decimals)
 
@@ -292,6 +296,9 @@ class Vector:
             tuple(reading.decimals(entry) for entry in entries),
         )
 
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, tuple) and len(value) == self.length and all(_real(v) for v in value)
+
     def compare(self, given: Reading, expected: Sequence[float]) -> Outcome:
         return _compare(given.value, given.decimals, tuple(expected), self.decimals)
 
@@ -346,6 +353,9 @@ class Shape:
             sizes.append(size)
         return Reading(tuple(sizes), "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")")
 
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, tuple) and all(_whole(v) and v >= 0 for v in value)
+
     def compare(self, given: Reading, expected: Sequence[int]) -> Outcome:
         return Outcome.CORRECT if given.value == tuple(str(int(n)) for n in expected) else Outcome.WRONG
 
@@ -368,6 +378,14 @@ class Shape:
 
     def toml(self, value: Sequence[int]) -> str:
         return "[" + ", ".join(str(int(v)) for v in value) + "]"
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _real(value: object) -> bool:
+    return _whole(value) or isinstance(value, (float, np.floating))
 
 
 def _typed(raw: object, expected: str) -> reading.Typed:
@@ -471,6 +489,9 @@ class Choice:
         """Each option's words as answers are compared with them."""
         return [reading.plain_words(reading.plain(option)) for option in self.options]
 
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and value in self.options
+
     def compare(self, given: Reading, expected: str) -> Outcome:
         return Outcome.CORRECT if self.options[given.value] == expected else Outcome.WRONG
 
@@ -550,6 +571,9 @@ class Place:
         if self.axis.scale == "angle":
             return abs((given - expected + 180.0) % 360.0 - 180.0)
         return abs(given - expected) / abs(expected) if self.relative else abs(given - expected)
+
+    def accepts(self, value: object) -> bool:
+        return _real(value)
 
     def compare(self, given: Reading, expected: float) -> Outcome:
         within = math.isfinite(given.value) and self.distance(given.value, expected) <= self.tolerance

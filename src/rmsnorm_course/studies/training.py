@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cache import folder as cache_folder
 from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward
 from .formulas import layer_norm_formula, layer_norm_formula_backward
@@ -211,10 +212,10 @@ def experiment(setup: Setup = Setup()) -> dict[str, Run]:
     module they run: the book's build, its notebook tests and the unit tests, which
     ``make test`` runs side by side, then train once between them.
     """
-    folder = os.environ.get(CACHE_VARIABLE)
-    if not folder:
+    folder = cache_folder()
+    if folder is None:
         return {variant: train(variant, setup) for variant in VARIANTS}
-    path = Path(folder) / f"training-{_fingerprint(setup)}.npz"
+    path = folder / f"training-{_fingerprint(setup)}.npz"
     try:
         with np.load(path, allow_pickle=False) as stored:
             return {variant: _unpacked(variant, stored) for variant in VARIANTS}
@@ -224,7 +225,6 @@ def experiment(setup: Setup = Setup()) -> dict[str, Run]:
         return runs
 
 
-CACHE_VARIABLE = "RMSNORM_COURSE_CACHE"
 _FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
 
 
