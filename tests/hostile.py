@@ -50,6 +50,10 @@ def _text(name: str, text: str, says: str | None, score: int) -> Hostile:
     return Hostile(name, text.encode("utf-8"), says, score)
 
 
+_ONE_BAD_LINE = with_answer("mean-square", "12,5")  # a decimal comma: one line that cannot be read
+_NORMALIZED = re.search(r"^normalized = (.*)$", SOLUTIONS, re.M).group(1)
+_WIDE = 'name = "\u4e00\u3000\u0100"\n' + SOLUTIONS  # each of 一, U+3000 and Ā has a zero byte on the other side
+_VARIANT_KEYS = '[variants.mean-square]\n"\u00b9" = "5"\n"\u2460" = "5"\n"' + "9" * 5000 + '" = "5"\n'
 _RANDOM = np.random.default_rng(15).integers(0, 256, 4096, dtype=np.uint8).tobytes()
 _INVALID_BYTES = SOLUTIONS.encode().replace(b"\n", b"\nbad = '\xff\xfe'\n", 1)  # on line 2
 _TWICE = SOLUTIONS + "mean-square = 25\n"
@@ -118,6 +122,23 @@ HOSTILE = [
     _text("long-quoted-dotted-key", SOLUTIONS + '"a"' + ' . "a"' * 20_000 + " = 1\n", "a dotted key of 20001 parts", 0),
     _text("dotted-key-at-the-limit", SOLUTIONS + "a" + ".a" * 15 + " = 1\n", "there is no exercise 'a'", M),
     _text("python-code", '__import__("pathlib").Path("executed").touch()\n', "neither an answer", 0),
+    _text("crlf-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r\n"), "not a comma", M - 1),
+    _text("cr-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r"), "not a comma", M - 1),
+    Hostile("utf-16-le-without-byte-order-mark-wide-characters", _WIDE.encode("utf-16-le"), None, M),
+    Hostile("utf-16-be-without-byte-order-mark-wide-characters", _WIDE.encode("utf-16-be"), None, M),
+    _text("variant-keys-that-are-no-numbers", SOLUTIONS + _VARIANT_KEYS, None, M),
+    _text(  # the table keeps its header: its normalized is no answer
+        "bad-line-before-an-array-of-tables",
+        without("mean-square", without("normalized")) + f"mean-square = 12,5\n[[extra]]\nnormalized = {_NORMALIZED}\n",
+        "not a comma",
+        M - 2,
+    ),
+    _text(
+        "answer-then-a-table-of-its-name",
+        SOLUTIONS + "[mean-square]\nvalue = 12.5\n",
+        f"given twice, on lines {line_of(SOLUTIONS, 'mean-square')} and {len(SOLUTIONS.splitlines()) + 1}",
+        M - 1,
+    ),
     Hostile("empty", b"", "mean-square: not answered", 0),
     Hostile("byte-order-mark", b"\xef\xbb\xbf" + SOLUTIONS.encode(), None, M),
 ]

@@ -8,11 +8,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hostile import HOSTILE, SOLUTIONS, Hostile, M
+from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
 
 from rmsnorm_course.grading.answers import AnswerSheet
 from rmsnorm_course.grading.errors import AnswersFileError
-from rmsnorm_course.grading.toml_reader import MAX_BYTES, MAX_DEPTH, key_lines, nesting, parse, read_text
+from rmsnorm_course.grading.toml_reader import MAX_BYTES, MAX_DEPTH, contents, key_lines, nesting, parse, read_text
 from rmsnorm_course.questions.registry import EXERCISES
 
 
@@ -158,3 +158,71 @@ def test_key_lines_find_bare_quoted_and_table_keys():
 def test_the_reference_answers_read_in_full():
     assert parse(SOLUTIONS, Path("solutions.toml")) == tomllib.loads(SOLUTIONS)
     assert len(parse(SOLUTIONS, Path("solutions.toml"))) == M
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\r"])
+def test_lines_end_as_any_editor_ends_them_and_are_read_alike(tmp_path, ending):
+    text = with_answer("mean-square", "12,5")  # one line that cannot be read
+    path = tmp_path / "answers.toml"
+    path.write_bytes(text.encode())
+    saved_with_line_feeds = report(AnswerSheet.read(path))
+    path.write_bytes(text.replace("\n", ending).encode())
+    assert report(AnswerSheet.read(path)) == saved_with_line_feeds
+    assert saved_with_line_feeds[1] == M - 1
+
+
+def test_a_file_read_statement_by_statement_gives_what_the_parser_gives_without_its_bad_lines():
+    """Tables keep their headers: dotted ones, arrays of tables, quoted names, and those after a bad line."""
+    bad = "mean-square = 12,5\n"
+    good = (
+        'output = [1, 2]\n[[extra]]\nnormalized = [3, 4]\n[[extra]]\nnormalized = "5"\n'
+        '[variants.mean-square]\n1 = "12.5"\n["first-tries"]\nmean-square = """\n[not-a-table]\n"""\n'
+    )
+    text = good.replace("[[extra]]", bad + "[[extra]]", 1)
+    read = contents(text, Path("answers.toml"), wanted={"mean-square", "normalized"})
+    assert read.data == tomllib.loads(good)
+    assert [(b.line, b.table) for b in read.bad] == [(2, None)]
+    assert read.written[("first-tries", "mean-square")] == "[not-a-table]\n"  # a string, as the parser reads it
+
+
+def test_a_key_then_a_table_of_its_name_is_given_twice_and_read_neither_time():
+    read = contents("mean-square = 12.5\n[mean-square]\nvalue = 12.5\n", Path("answers.toml"))
+    assert "mean-square" not in read.data
+    assert [(b.line, b.key, b.fix) for b in read.bad] == [
+        (2, "mean-square", "given twice, on lines 1 and 2; keep one of them")
+    ]
+
+
+def test_recovery_parses_each_statement_a_bounded_number_of_times_however_the_file_is_shaped(monkeypatch):
+    """An answer of many lines, given again and again up to the size limit: the work grows with the file, no faster."""
+    block = "mean-square = [\n" + "  [1, [2, [3]]],\n" * 97 + "]\n"
+    parsed = []
+    loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(len(text)) or loads(text))
+    for blocks in (1, MAX_BYTES // len(block)):
+        parsed.clear()
+        read = contents(block * blocks, Path("answers.toml"))
+        assert len(read.bad) == blocks - 1  # given twice, and again
+        assert sum(parsed) <= 3 * len(block * blocks)  # the whole text, then each statement, each at most twice
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf_16_without_a_byte_order_mark_is_read_whatever_its_characters(tmp_path, codec):
+    text = 'name = "\u4e00\u3000\u0100 \u00e9"\n' + SOLUTIONS  # 一, U+3000, Ā: a zero byte on the other side
+    path = tmp_path / "answers.toml"
+    path.write_bytes(text.encode(codec))
+    assert read_text(path) == text
+    sheet = AnswerSheet.read(path)
+    assert sheet.identity("name") == "\u4e00\u3000\u0100 \u00e9" and report(sheet)[1] == M
+
+
+def test_variant_keys_are_read_as_ascii_numbers_of_a_few_digits_only(tmp_path):
+    path = tmp_path / "answers.toml"
+    odd = ("\u00b9", "\u2460", "\uff11", "9" * 5000, "0", "-1", "+1", "1.0")  # ¹, ①, a fullwidth 1, ...
+    lines = "".join(f'"{key}" = "12.5"\n' for key in odd)
+    path.write_text(f'[variants.mean-square]\n{lines}2 = "0"\n', encoding="utf-8")
+    tries = AnswerSheet.read(path).variant_tries()
+    x1, x2 = EXERCISES["mean-square"].variants[1]["x"]
+    assert [(exercise_id, number, verdict.correct) for exercise_id, number, verdict in tries] == [
+        ("mean-square", 2, (x1 * x1 + x2 * x2) / 2 == 0)
+    ]

@@ -10,6 +10,7 @@ that cannot, a key that names no exercise, an answer of the wrong kind, a blank 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -130,9 +131,10 @@ class AnswerSheet:
             exercise = EXERCISES.get(exercise_id)
             if exercise is None or not isinstance(answers, dict):
                 continue
-            for number, answer in answers.items():
-                if number.isdigit() and 1 <= int(number) <= len(exercise.variants):
-                    tries.append((exercise_id, int(number), judge(exercise.variant(int(number) - 1), answer)))
+            for key, answer in answers.items():
+                number = _variant_number(key, len(exercise.variants))
+                if number is not None:
+                    tries.append((exercise_id, number, judge(exercise.variant(number - 1), answer)))
         return tries
 
     def where(self, key: str) -> str:
@@ -218,6 +220,13 @@ class AnswerSheet:
         if bad is not None and bad.suggestion and verdict.outcome is Outcome.UNREADABLE:
             return f"{where}: {verdict.unfolded} Write it as  {visible(bad.suggestion)}"
         return f"{where}: {verdict.unfolded}"
+
+
+def _variant_number(key: str, variants: int) -> int | None:
+    """A ``[variants.<id>]`` key as the variant it numbers (from 1), read as ASCII digits only; None if it is none."""
+    if re.fullmatch(r"[0-9]{1,6}", key) and 1 <= int(key) <= variants:
+        return int(key)
+    return None
 
 
 def answers_file(solutions: bool = False) -> str:

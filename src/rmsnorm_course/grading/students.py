@@ -24,7 +24,7 @@ PRESETS = {
     # Predictions_jdoe_attempt_2025-03-14-10-00-00_answers.toml
     "blackboard": r"[^/]*?_(?P<id>[^_/]+)_attempt_[0-9-]+_[^/]*",
 }
-PLACES = {"{name}": r"(?P<name>[^/]+?)", "{id}": r"(?P<id>[^/]+?)", "{*}": r"[^/]*?"}
+PLACES = ("{name}", "{id}", "{*}")
 
 
 class PatternError(GradingError):
@@ -35,30 +35,68 @@ class PatternError(GradingError):
 
 @dataclass(frozen=True)
 class Pattern:
-    """A compiled pattern: matched against a file's path in the class folder, then against its name alone."""
+    """A compiled pattern: matched against a file's path in the class folder, then against its name alone.
 
-    regex: re.Pattern[str]
+    A preset is a regular expression; a template is its text split at its places
+    (literal, place, literal, ..., literal), matched by ``fill`` in one pass.
+    """
+
+    regex: re.Pattern[str] | None = None
+    template: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> Pattern:
         if text in PRESETS:
             return cls(re.compile(PRESETS[text]))
-        parts = re.split(r"(\{name\}|\{id\}|\{\*\})", text)
+        parts = tuple(re.split("(" + "|".join(map(re.escape, PLACES)) + ")", text))
         if "{name}" not in parts and "{id}" not in parts:
             presets = ", ".join(PRESETS)
             raise PatternError(f"the pattern names neither {{name}} nor {{id}}; expected one of {presets}, "
                                "or a template like {id}-{name}.toml")  # fmt: skip
         if parts.count("{name}") > 1 or parts.count("{id}") > 1:
             raise PatternError("the pattern names {name} or {id} twice; expected each once at most")
-        return cls(re.compile("".join(PLACES.get(part, re.escape(part)) for part in parts)))
+        return cls(template=parts)
 
     def match(self, label: str) -> dict[str, str]:
         """The name, id and late mark the label gives (those it gives), or nothing."""
         for candidate in (label, PurePosixPath(label).name):
-            found = self.regex.fullmatch(candidate)
-            if found:
-                return {key: value for key, value in found.groupdict().items() if value}
+            found = self._found(candidate)
+            if found is not None:
+                return {key: value for key, value in found.items() if value}
         return {}
+
+    def _found(self, text: str) -> dict[str, str | None] | None:
+        if self.regex is None:
+            return fill(self.template, text)
+        found = self.regex.fullmatch(text)
+        return found.groupdict() if found else None
+
+
+def fill(template: tuple[str, ...], text: str) -> dict[str, str] | None:
+    """What the places of a template (literal, place, ..., literal) hold in ``text``; None where it does not fit.
+
+    Each place holds no "/" and as few characters as let the rest fit ({name} and {id}
+    at least one), as a lazy pattern would. So each literal between two places is found
+    where it first fits, and the last ends the text: a literal found further on would
+    only leave the next place more to hold. One search per literal, and no backtracking,
+    however many places follow each other and however long the name.
+    """
+    literals, places = template[0::2], template[1::2]
+    if not text.startswith(literals[0]):
+        return None
+    at, found = len(literals[0]), {}
+    for index, (place, literal) in enumerate(zip(places, literals[1:], strict=True)):
+        least = 0 if place == "{*}" else 1
+        if index < len(places) - 1:
+            end = text.find(literal, at + least)
+        else:  # the last place holds everything up to the literal that ends the text
+            end = len(text) - len(literal) if text.endswith(literal) else -1
+        if end < at + least or "/" in text[at:end]:
+            return None
+        if place != "{*}":
+            found[place[1:-1]] = text[at:end]
+        at = end + len(literal)
+    return found
 
 
 @dataclass(frozen=True)

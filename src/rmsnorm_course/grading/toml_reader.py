@@ -16,7 +16,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.format import binary_size
@@ -134,7 +134,8 @@ def decode(data: bytes, path: Path) -> Decoded:
     """Text in the encodings editors save in: UTF-8 (with or without a byte-order mark), UTF-16, Windows-1252.
 
     UTF-16 is known by its byte-order mark, or without one by the zero byte beside each
-    ASCII character. Bytes that are not UTF-8 are read as Windows-1252 (the Western
+    ASCII character, on the side where most zero bytes are (a character such as 一 or Ā
+    has a zero byte on the other). Bytes that are not UTF-8 are read as Windows-1252 (the Western
     encoding of Windows editors), where every byte but five is a character; a file that
     is none of these is refused with the first byte that is not text.
     """
@@ -170,12 +171,10 @@ def _utf16(data: bytes) -> str | None:
     pairs = len(data) // 2
     if pairs == 0 or len(data) % 2:
         return None
-    low, high = data[1::2].count(0), data[0::2].count(0)
-    if low >= UTF16_SHARE * pairs and high == 0:
-        return "utf-16-le"
-    if high >= UTF16_SHARE * pairs and low == 0:
-        return "utf-16-be"
-    return None
+    low, high = data[1::2].count(0), data[0::2].count(0)  # zero high bytes of little-endian pairs, of big-endian
+    if max(low, high) < UTF16_SHARE * pairs or low == high:
+        return None
+    return "utf-16-le" if low > high else "utf-16-be"
 
 
 def read_text(path: Path) -> str:
@@ -219,23 +218,39 @@ def key_occurrences(text: str) -> list[tuple[str, int]]:
 
     Lines inside a multi-line string are text, not keys, however they look.
     """
-    inside = _lines_inside_strings(text)
+    inside = _scan(text).inside
     found = []
-    for number, line in enumerate(text.split("\n"), start=1):  # TOML's lines end at a line feed only
+    for index, line in enumerate(text.split("\n")):  # TOML's lines end at a line feed only
         match = _KEY.match(line)
-        if match and number not in inside:
-            found.append((next(group for group in match.groups() if group is not None), number))
+        if match and index not in inside:
+            found.append((next(group for group in match.groups() if group is not None), index + 1))
     return found
 
 
-def _lines_inside_strings(text: str) -> set[int]:
-    """The lines (from 1) that begin inside a multi-line string, in one pass of the scanner."""
+@dataclass(frozen=True)
+class Lines:
+    """What one scan of a text's tokens tells of each line (from 0): strings it is inside, brackets it leaves open."""
+
+    inside: frozenset[int]  # the lines that begin inside a multi-line string
+    brackets: tuple[int, ...]  # per line, the brackets it opens less those it closes, outside strings and comments
+
+
+def _scan(text: str) -> Lines:
+    """Each line's shape, in one linear pass of the scanner that ``nesting`` uses."""
     inside: set[int] = set()
+    brackets = [0] * (text.count("\n") + 1)
+    line = end = 0
     for token in _TOKEN.finditer(text):
-        if token.lastgroup == "string" and "\n" in token.group():
-            first = text.count("\n", 0, token.start()) + 1
-            inside.update(range(first + 1, first + token.group().count("\n") + 1))
-    return inside
+        line += text.count("\n", end, token.start())
+        end = token.end()
+        kind = token.lastgroup
+        if kind in ("open", "close"):
+            brackets[line] += 1 if kind == "open" else -1
+        elif kind == "string" and "\n" in token.group():
+            spanned = token.group().count("\n")
+            inside.update(range(line + 1, line + spanned + 1))
+            line += spanned
+    return Lines(frozenset(inside), tuple(brackets))
 
 
 def key_lines(text: str) -> dict[str, int]:
@@ -286,13 +301,15 @@ LONGEST_ANSWER_LINES = 100  # a value spread over more lines than this is not an
 SUGGESTED = 120  # characters of a suggested line shown back
 HEADER_FIX = "a table's name stands alone in brackets, like [first-tries]"
 QUOTES_NOTE = "typographic quotes (\u201c \u201d \u2018 \u2019) were read as straight quotes"
-_STATEMENT = re.compile(
-    r"""^\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*\s*="""
-)
-_HEADER = re.compile(r"""^\s*\[\s*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')\s*\]\s*(?:#.*)?$""")
+LOST = "\0"  # the table of lines under a header that could not be read: they belong to no table that can be
+_NAME = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_DOTTED = rf"{_NAME}(?:\s*\.\s*{_NAME})*"
+_STATEMENT = re.compile(rf"^\s*{_DOTTED}\s*=")  # a line that begins an answer: key =
+_HEADER = re.compile(rf"^\s*\[\[?\s*{_DOTTED}\s*\]\]?\s*(?:#.*)?$")  # a line that is a table's header
 _PAIR = re.compile(r"""[ \t]*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*=(.*)""", re.S)  # the value: .strip() it
 _SIMPLE_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _SPACED = re.compile(r"""[ \t]*([A-Za-z0-9_-]+)[ \t]+(\S.*)""", re.S)
+_PARSE_ERRORS = (tomllib.TOMLDecodeError, ValueError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -305,7 +322,7 @@ class BadLine:
     line: int
     last: int
     key: str | None  # the key the line gives, where one can be read
-    table: str | None  # the table it stands in (None at the top of the file)
+    table: str | None  # the table it stands in (None at the top of the file, LOST under an unreadable header)
     fix: str
     suggestion: str | None = None
 
@@ -340,104 +357,187 @@ def read_answers(path: Path, wanted: Container[str] = ()) -> Contents:
 
 
 def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Container[str] = ()) -> Contents:
-    """``text`` as TOML; failing that with its quotes straightened; failing that, each statement on its own."""
+    """``text`` as TOML; failing that with its quotes straightened; failing that, each statement on its own.
+
+    Lines may end as any editor ends them (a line feed, a carriage return, or both): they are read alike.
+    """
+    text = re.sub(r"\r\n?", "\n", text)
     _within_limits(text, visible(str(path)))
     for attempt, note in ((text, ()), (text.translate(STRAIGHT), (QUOTES_NOTE,))):
         if note and attempt == text:
             continue
         try:
             data = tomllib.loads(attempt)
-        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        except _PARSE_ERRORS:
             continue
-        return Contents(data, key_lines(attempt), _written(attempt, wanted, data), (), notes + note)
-    return _recover(text, notes, wanted)
+        return Contents(data, key_lines(attempt), _statements(attempt, wanted).written, (), notes + note)
+    read = _statements(text, wanted)
+    note = (QUOTES_NOTE,) if read.straightened else ()
+    return Contents(read.data, key_lines(text), read.written, tuple(read.bad), notes + note)
 
 
-def _loads(statement: str, table: str | None) -> dict[str, object]:
-    """One statement parsed on its own, as it stands in its table."""
-    return tomllib.loads(statement if table is None else f"[{_toml_key(table)}]\n{statement}")
-
-
-def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _recover(text: str, notes: tuple[str, ...], wanted: Container[str]) -> Contents:
-    """Every statement that parses on its own (straightened if need be) is read; every other is a ``BadLine``.
-
-    A key given twice is read neither time: both lines are listed.
-    """
+def _statements(text: str, wanted: Container[str]) -> Statements:
+    """Each header and statement of ``text`` parsed on its own, in order: what the file gives as far as it can."""
     lines = text.split("\n")
-    data: dict[str, object] = {}
-    seen: dict[tuple[str | None, str], int] = {}
-    written: dict[tuple[str | None, str], str] = {}
-    bad: list[BadLine] = []
-    table: str | None = None
-    straightened = False
+    shape = _scan(text)
+    read = Statements(wanted)
     i = 0
     while i < len(lines):
-        line = lines[i]
-        if not line.strip() or line.lstrip().startswith("#"):
+        line = lines[i].strip()
+        if not line or line.startswith("#"):
             i += 1
-            continue
-        if line.lstrip().startswith("["):
-            header = _HEADER.match(line) or _HEADER.match(line.translate(STRAIGHT))
-            if header is None:
-                bad.append(BadLine(i + 1, i + 1, None, table, HEADER_FIX))
-                table = "\0"  # what follows belongs to no table that can be read
-            else:
-                table = _unquoted(header.group(1))
-                if (None, table) in seen:
-                    bad.append(_twice(None, table, seen[(None, table)], i + 1))
-                    table = "\0"
-                else:
-                    seen[(None, table)] = i + 1
-                    data.setdefault(table, {})
+        elif line.startswith("["):  # where a statement may begin, a bracket begins a table's header
+            read.header(lines[i], i + 1)
             i += 1
-            continue
-        end = i + 1
-        while end < len(lines) and not _starts(lines[end]):
-            end += 1
-        parsed = None
-        for last in range(i + 1, min(end, i + LONGEST_ANSWER_LINES) + 1):
-            statement = "\n".join(lines[i:last])
-            for attempt in (statement, statement.translate(STRAIGHT)):
-                try:
-                    parsed = _loads(attempt, None if table == "\0" else table)
-                except (tomllib.TOMLDecodeError, ValueError, RecursionError):
-                    continue
-                straightened |= attempt != statement
-                break
-            if parsed is not None:
-                end = last
-                break
-        if parsed is None or table == "\0":
-            if parsed is None:
+        else:
+            end = _statement_end(lines, shape, i)
+            if not read.statement("\n".join(lines[i:end]), i + 1):
+                end = _next_start(lines, end)
                 last = max(k for k in range(i, end) if lines[k].strip() and not lines[k].lstrip().startswith("#"))
-                bad.append(_bad(lines[i], i + 1, last + 1, table, wanted))
+                read.bad.append(_bad(lines[i], i + 1, last + 1, read.name, wanted))
             i = end
-            continue
-        values = parsed if table is None else parsed[table]
-        for key, value in values.items():  # one statement gives one key (a dotted one gives a table of them)
-            if (table, key) in seen:
-                bad.append(_twice(table, key, seen[(table, key)], i + 1))
-                (data if table is None else data[table]).pop(key, None)
-                continue
-            seen[(table, key)] = i + 1
-            (data if table is None else data[table])[key] = value
-            if key in wanted:
-                written[(table, key)] = _as_written("\n".join(lines[i:end]), value)
-        i = end
-    twice = {(b.table, b.key) for b in bad if b.key is not None and b.fix.startswith("given twice")}
+    twice = {(bad.table, bad.key) for bad in read.bad if bad.key is not None and bad.fix.startswith("given twice")}
     for table_key in twice:
-        written.pop(table_key, None)
-    note = (QUOTES_NOTE,) if straightened else ()
-    return Contents(data, key_lines(text), written, tuple(bad), notes + note)
+        read.written.pop(table_key, None)
+    return read
+
+
+def _statement_end(lines: list[str], shape: Lines, first: int) -> int:
+    """The line after a statement that begins on ``first``: the first line it ends outside a string with its
+    brackets closed, or, with a bracket left open, the last before a line that begins another; at most
+    ``LONGEST_ANSWER_LINES`` lines."""
+    depth = 0
+    for line in range(first, min(len(lines), first + LONGEST_ANSWER_LINES)):
+        depth = max(0, depth + shape.brackets[line])
+        after = line + 1
+        if after not in shape.inside and (depth == 0 or after == len(lines) or _starts(lines[after])):
+            return after
+    return min(len(lines), first + LONGEST_ANSWER_LINES)
+
+
+def _next_start(lines: list[str], end: int) -> int:
+    """The first line from ``end`` that begins a statement or a table (the lines before it go with a bad one)."""
+    while end < len(lines) and not _starts(lines[end]):
+        end += 1
+    return end
 
 
 def _starts(line: str) -> bool:
     """Whether a line begins a statement or a table (else it may continue the one before)."""
     return bool(_STATEMENT.match(line) or _STATEMENT.match(line.translate(STRAIGHT)) or _HEADER.match(line))
+
+
+@dataclass
+class Statements:
+    """What a file's statements give, read one at a time: its data, its wanted values as written, its bad lines.
+
+    Each statement is parsed by the standard parser on its own, and put in the table its
+    header names. A key given twice is read neither time: the second line is listed.
+    """
+
+    wanted: Container[str]
+    data: dict[str, object] = field(default_factory=dict)
+    written: dict[tuple[str | None, str], str] = field(default_factory=dict)
+    bad: list[BadLine] = field(default_factory=list)
+    straightened: bool = False
+    table: dict[str, object] | None = None  # where the statements now go (None: under a header that was refused)
+    name: str | None = None  # that table's name, as messages and ``written`` give it
+    place: tuple[str | int, ...] = ()  # that table's place in the data (an array's tables by number)
+    seen: dict[tuple[str | int, ...], int] = field(default_factory=dict)  # each key's place -> the line giving it
+
+    def __post_init__(self) -> None:
+        self.table = self.data
+
+    def parsed(self, text: str) -> dict[str, object] | None:
+        """``text`` parsed by the standard parser, its quotes straightened if need be; None if it cannot be."""
+        for attempt in (text, text.translate(STRAIGHT)):
+            try:
+                data = tomllib.loads(attempt)
+            except _PARSE_ERRORS:
+                continue
+            self.straightened |= attempt != text
+            return data
+        return None
+
+    def statement(self, text: str, number: int) -> bool:
+        """Read one statement into the table it stands in; False if it cannot be parsed."""
+        parsed = self.parsed(text)
+        if parsed is None:
+            return False
+        for key, value in parsed.items() if self.table is not None else ():  # one key (a dotted one gives a table)
+            place = (*self.place, key)
+            if key in self.table or place in self.seen:  # a key given again, after twice, is still given twice
+                self.bad.append(_twice(self.name, key, self.seen.get(place, number), number))
+                self.table.pop(key, None)
+                continue
+            self.seen[place] = number
+            self.table[key] = value
+            if key in self.wanted:
+                self.written[(self.name, key)] = _as_written(text, value)
+        return True
+
+    def header(self, text: str, number: int) -> None:
+        """Go into the table a header names (``[a]``, ``[a.b]``, ``[[a]]``), made where it is new."""
+        parsed = self.parsed(text)
+        path, array = _header_path(parsed) if parsed is not None else ((), False)
+        if not path:
+            self.bad.append(BadLine(number, number, None, self.name, HEADER_FIX))
+            self._lose()
+            return
+        table, place = self.data, ()
+        for depth, key in enumerate(path):
+            place = (*place, key)
+            found = self._into(table, key, place, number, array if depth == len(path) - 1 else None)
+            if found is None:
+                self.bad.append(_twice(".".join(path[:depth]) or None, key, self.seen.get(place, number), number))
+                self._lose()
+                return
+            if isinstance(found, list):  # an array of tables: its last one
+                place, found = (*place, len(found) - 1), found[-1]
+            table = found
+        self.table, self.name, self.place = table, ".".join(path), place
+
+    def _into(self, parent: dict, key: str, place: tuple, number: int, array: bool | None) -> dict | list | None:
+        """The table (or array of tables) ``key`` names in ``parent``, made if new; None where it cannot be one.
+
+        ``array`` is None on the way to a header's last key; there, whether the header adds an array's table.
+        """
+        value = parent.get(key)
+        if value is None and place not in self.seen:
+            value = parent[key] = [{}] if array else {}
+        elif not self._opens(value, place, array):
+            if not isinstance(value, (dict, list)):
+                parent.pop(key)  # a value given twice is read neither time
+            return None
+        elif array:
+            value.append({})
+        if array is not None:
+            self.seen.setdefault(place, number)
+        return value
+
+    def _opens(self, value: object, place: tuple, array: bool | None) -> bool:
+        """Whether a header may go into a ``value`` already there: a table, or an array of tables, not given before."""
+        tables = isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+        if array is None:
+            return tables or isinstance(value, dict)
+        return tables if array else isinstance(value, dict) and place not in self.seen
+
+    def _lose(self) -> None:
+        self.table, self.name, self.place = None, LOST, ()
+
+
+def _header_path(parsed: dict[str, object]) -> tuple[tuple[str, ...], bool]:
+    """The keys a header names, and whether it is an array's table: ``[[a.b]]`` parses as {a: {b: [{}]}}."""
+    path: list[str] = []
+    node: object = parsed
+    while isinstance(node, dict) and len(node) == 1:
+        ((key, node),) = node.items()
+        path.append(key)
+        if isinstance(node, list) and node == [{}]:
+            return tuple(path), True
+        if node == {}:
+            return tuple(path), False
+    return (), False
 
 
 def _unquoted(key: str) -> str:
@@ -497,30 +597,6 @@ def _suggest(key: str, value: str, quote: str = '"') -> str:
         quote = "'"
     value = value if len(value) <= SUGGESTED else value[:SUGGESTED] + "…"
     return f"{key} = {quote}{value}{quote}"
-
-
-def _written(text: str, wanted: Container[str], data: dict[str, object]) -> dict[tuple[str | None, str], str]:
-    """Each top-level key's and each table's key's value as written, for text that parses whole."""
-    written: dict[tuple[str | None, str], str] = {}
-    table: str | None = None
-    lines = text.split("\n")
-    inside = _lines_inside_strings(text)
-    for number, line in enumerate(lines, start=1):
-        if number in inside:
-            continue
-        header = _HEADER.match(line)
-        if header:
-            table = _unquoted(header.group(1))
-            continue
-        pair = _PAIR.match(line)
-        if pair and _unquoted(pair.group(1)) in wanted:
-            written.setdefault((table, _unquoted(pair.group(1))), line)
-    found = {}
-    for (table, key), line in written.items():
-        values = data if table is None else data.get(table, {})
-        if isinstance(values, dict) and key in values:
-            found[(table, key)] = _as_written(line, values[key])
-    return found
 
 
 def _as_written(statement: str, value: object) -> str:
