@@ -2,7 +2,7 @@
 
 The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
 executed and never written to. A file that is not quite TOML (a quote never closed,
-a letter without quotes) is read line by line: every line that can be read is
+a letter without quotes) is read statement by statement: every line that can be read is
 graded, and every other is listed with what to change. Problems are reported with
 the exercise id or the line they concern: a file that cannot be read at all, a line
 that cannot, a key that names no exercise, an answer of the wrong kind, a blank one.
@@ -69,7 +69,7 @@ class FirstTry:
 class AnswerSheet:
     """One student's answers (and first tries, where the file keeps them), or the reason it could not be read.
 
-    A file that is not quite TOML is read line by line (``toml_reader.contents``):
+    A file that is not quite TOML is read statement by statement (``toml_reader.contents``):
     ``bad`` holds the lines that could not be read, each with what to change; the
     exercises they give are graded as unreadable and the rest as usual.
     """

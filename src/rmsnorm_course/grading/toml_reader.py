@@ -37,7 +37,6 @@ _TOKEN = re.compile(
     r"""|(?P<open>[\[{])|(?P<close>[\]}])|(?P<dot>\.)|(?P<word>[A-Za-z0-9_-]+)""",
     re.S,
 )
-_AT_LINE = re.compile(r"at line (\d+)")
 
 
 @dataclass(frozen=True)
@@ -182,22 +181,6 @@ def read_text(path: Path) -> str:
     return decode(read_bytes(path), path).text
 
 
-def parse(text: str, path: Path) -> dict[str, object]:
-    """The TOML data in ``text``, once its nesting is known to be shallow enough to parse; else why not."""
-    name = visible(str(path))
-    _within_limits(text, name)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        said = _repeated(text, str(error), path) or f"{name} is not valid TOML: {error}; {EXPECTED}"
-        raise AnswersFileError(said) from None
-    except RecursionError:  # the scan keeps this away; kept so that no file can end in a traceback
-        raise AnswersFileError(f"{name} nests values too deep to read; {EXPECTED}") from None
-    except ValueError as error:  # a whole number of more digits than Python converts, for one
-        reason = str(error).split(";")[0]
-        raise AnswersFileError(f"{name} is not valid TOML as the grader reads it: {reason}; {EXPECTED}") from None
-
-
 def _within_limits(text: str, name: str) -> None:
     """Refuse a text nested deeper, or with longer dotted keys, than the parser may be handed."""
     deepest = nesting(text)
@@ -228,14 +211,14 @@ def key_occurrences(text: str) -> list[tuple[str, int]]:
 
 
 @dataclass(frozen=True)
-class Lines:
+class _Lines:
     """What one scan of a text's tokens tells of each line (from 0): strings it is inside, brackets it leaves open."""
 
     inside: frozenset[int]  # the lines that begin inside a multi-line string
     brackets: tuple[int, ...]  # per line, the brackets it opens less those it closes, outside strings and comments
 
 
-def _scan(text: str) -> Lines:
+def _scan(text: str) -> _Lines:
     """Each line's shape, in one linear pass of the scanner that ``nesting`` uses."""
     inside: set[int] = set()
     brackets = [0] * (text.count("\n") + 1)
@@ -250,7 +233,7 @@ def _scan(text: str) -> Lines:
             spanned = token.group().count("\n")
             inside.update(range(line + 1, line + spanned + 1))
             line += spanned
-    return Lines(frozenset(inside), tuple(brackets))
+    return _Lines(frozenset(inside), tuple(brackets))
 
 
 def key_lines(text: str) -> dict[str, int]:
@@ -259,22 +242,6 @@ def key_lines(text: str) -> dict[str, int]:
     for key, number in key_occurrences(text):
         lines.setdefault(key, number)
     return lines
-
-
-def _repeated(text: str, error: str, path: Path) -> str | None:
-    """The parser's "Cannot overwrite a value", said in words: which key is given twice, and on which lines."""
-    if not error.startswith("Cannot"):
-        return None
-    at = _AT_LINE.search(error)
-    first: dict[str, int] = {}
-    for key, number in key_occurrences(text):
-        if key in first and (at is None or int(at.group(1)) == number):
-            return (
-                f"{visible(str(path))}: {visible(key)} is given twice, on lines {first[key]} and {number}; "
-                "expected each exercise once"
-            )
-        first.setdefault(key, number)
-    return None
 
 
 # --- a file that is not quite TOML, read as far as it can be -----------------------------------
@@ -347,7 +314,7 @@ class Contents:
 
 
 def read_answers(path: Path, wanted: Container[str] = ()) -> Contents:
-    """A file read as far as it can be: in full when it is TOML, else line by line; refused whole only past a limit.
+    """A file read as far as it can be: whole when it is TOML, else statement by statement; refused only past a limit.
 
     ``wanted`` are the keys whose values are kept as written (the exercises' ids).
     """
@@ -370,17 +337,17 @@ def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Contain
             data = tomllib.loads(attempt)
         except _PARSE_ERRORS:
             continue
-        return Contents(data, key_lines(attempt), _statements(attempt, wanted).written, (), notes + note)
-    read = _statements(text, wanted)
+        return Contents(data, key_lines(attempt), _read(attempt, wanted).written, (), notes + note)
+    read = _read(text, wanted)
     note = (QUOTES_NOTE,) if read.straightened else ()
     return Contents(read.data, key_lines(text), read.written, tuple(read.bad), notes + note)
 
 
-def _statements(text: str, wanted: Container[str]) -> Statements:
+def _read(text: str, wanted: Container[str]) -> _Statements:
     """Each header and statement of ``text`` parsed on its own, in order: what the file gives as far as it can."""
     lines = text.split("\n")
     shape = _scan(text)
-    read = Statements(wanted)
+    read = _Statements(wanted)
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -402,7 +369,7 @@ def _statements(text: str, wanted: Container[str]) -> Statements:
     return read
 
 
-def _statement_end(lines: list[str], shape: Lines, first: int) -> int:
+def _statement_end(lines: list[str], shape: _Lines, first: int) -> int:
     """The line after a statement that begins on ``first``: the first line it ends outside a string with its
     brackets closed, or, with a bracket left open, the last before a line that begins another; at most
     ``LONGEST_ANSWER_LINES`` lines."""
@@ -428,7 +395,7 @@ def _starts(line: str) -> bool:
 
 
 @dataclass
-class Statements:
+class _Statements:
     """What a file's statements give, read one at a time: its data, its wanted values as written, its bad lines.
 
     Each statement is parsed by the standard parser on its own, and put in the table its
@@ -507,7 +474,7 @@ class Statements:
             value = parent[key] = [{}] if array else {}
         elif not self._opens(value, place, array):
             if not isinstance(value, (dict, list)):
-                parent.pop(key)  # a value given twice is read neither time
+                parent.pop(key, None)  # a value given twice is read neither time
             return None
         elif array:
             value.append({})
@@ -555,14 +522,8 @@ def _bad(line: str, number: int, end: int, table: str | None, wanted: Container[
     """
     line = line.translate(STRAIGHT)
     pair = _PAIR.match(line)
-    spaced = _SPACED.match(line)
     if pair is None:
-        if spaced and "=" not in line and spaced.group(1) in wanted:
-            key, value = spaced.group(1), spaced.group(2).strip()
-            return BadLine(number, end, key, table, 'write "=" between the exercise and your answer',
-                           _suggest(key, value))  # fmt: skip
-        return BadLine(number, end, None, table, "this line is neither an answer (exercise = answer) nor a note; "
-                       "start a note with #")  # fmt: skip
+        return _no_pair(line, number, end, table, wanted)
     key, value = _unquoted(pair.group(1)), pair.group(2).strip()
     control = next((char for char in value if not char.isprintable() and char != "\t"), None)
     if control is not None:
@@ -589,6 +550,16 @@ def _bad(line: str, number: int, end: int, table: str | None, wanted: Container[
     else:
         fix = "put the answer in straight quotes"
     return BadLine(number, end, key, table, fix, _suggest(pair.group(1), value) if control is None else None)
+
+
+def _no_pair(line: str, number: int, end: int, table: str | None, wanted: Container[str]) -> BadLine:
+    """A line with no ``key =``: an exercise's id and an answer with no "=" between, or no answer at all."""
+    spaced = _SPACED.match(line)
+    if spaced and "=" not in line and spaced.group(1) in wanted:
+        key, value = spaced.group(1), spaced.group(2).strip()
+        return BadLine(number, end, key, table, 'write "=" between the exercise and your answer', _suggest(key, value))
+    return BadLine(number, end, None, table, "this line is neither an answer (exercise = answer) nor a note; "
+                   "start a note with #")  # fmt: skip
 
 
 def _suggest(key: str, value: str, quote: str = '"') -> str:
