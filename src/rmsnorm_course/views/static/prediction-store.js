@@ -1,7 +1,8 @@
 // What stays in the reader's browser: each box's first and last answer, answers shown, practice
 // and who the reader is; and the answers file written from them (grading/saved_answers.py writes
 // the same bytes in a kernel). The store is read defensively: an entry this page cannot use is set
-// aside, and the page says so.
+// aside, and the page says so. Where the browser refuses to store anything (site data blocked) or
+// its store is full, the answers are kept in this page's memory instead, and the page says so.
 (function () {
   "use strict";
   if (window.rmsnormStore) return;
@@ -10,24 +11,27 @@
   const { length } = window.rmsnormPrediction;
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
 
+  // answers[id] is { first, last, outcome, right, at }: at, when the last was typed (Date.toISOString);
   // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
   // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
   const STORE = "rmsnorm-course/answers";
   const READABLE = ["correct", "close", "wrong"];
   const KEYS = ["answers", "shown", "firsts", "student", "variants"];
   let setAside = false;  // a stored entry this page could not use, and said so
+  let memory = null;  // the answers, while the browser will not keep them: they last as long as this page
+  const MOMENT = new RegExp("^" + SHARED.file.moment + "$");
+  const copy = (state) => JSON.parse(JSON.stringify(state));  // what a caller changes is not yet saved
 
   const isTable = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
   const isText = (value) => typeof value === "string" && length(value) <= RULES.longest;
 
   function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
     const clean = { answers: {}, shown: [], firsts: {}, student: null, variants: {} };
-    let saved;
-    try {
-      const text = window.localStorage.getItem(STORE);
-      if (text === null) return clean;
-      saved = JSON.parse(text);
-    } catch (error) { setAside = true; return clean; }
+    if (memory) return copy(memory);
+    let text, saved;
+    try { text = window.localStorage.getItem(STORE); } catch (error) { memory = clean; return copy(clean); }
+    if (text === null) return clean;
+    try { saved = JSON.parse(text); } catch (error) { setAside = true; return clean; }
     if (!isTable(saved)) { setAside = true; return clean; }
     if (Object.keys(saved).some((key) => !KEYS.includes(key))) setAside = true;
     const answers = isTable(saved.answers) ? saved.answers : {};
@@ -36,6 +40,10 @@
       const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
       if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
       else setAside = true;
+      if (clean.answers[id] && entry.at !== undefined && !(typeof entry.at === "string" && MOMENT.test(entry.at))) {
+        delete entry.at;  // a moment this page did not write: the answer is kept, as older than any timed one
+        setAside = true;
+      }
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
     const firsts = isTable(saved.firsts) ? saved.firsts : {};
@@ -60,16 +68,20 @@
     return clean;
   }
   function forget() {
+    memory = null;
     try { window.localStorage.removeItem(STORE); } catch (error) { /* nothing stored */ }
   }
-  function save(state) {
-    try { window.localStorage.setItem(STORE, JSON.stringify(state)); } catch (error) { /* private mode: keep going */ }
+  function save(state) {  // into the browser's store; where it refuses (blocked, or full), into this page's memory
+    try {
+      window.localStorage.setItem(STORE, JSON.stringify(state));
+      memory = null;
+    } catch (error) { memory = copy(state); }
   }
 
   function answersFile(state) {  // saved_answers.typed_answers_file, which the widget saves in a kernel: the same bytes
     const file = SHARED.file, name = fileName(state);
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
-    const lines = [file.header, file.grade.replace("{file}", name)];
+    const lines = [file.header, file.grade.replace("{file}", name), file.where];
     if (state.student && state.student.name) lines.push(file.name + " = " + quoted(state.student.name));
     if (state.student && state.student.id) lines.push(file.id + " = " + quoted(state.student.id));
     chapter.forEach((id) => lines.push(id + " = " + quoted(state.answers[id] ? state.answers[id].last : "")));
@@ -77,6 +89,8 @@
     chapter.filter((id) => state.firsts[id] && state.firsts[id].text).forEach((id) => lines.push(id + " = " + quoted(state.firsts[id].text)));
     lines.push("", file.shown, "[" + file.shown_first + "]");
     chapter.filter((id) => state.firsts[id] && state.firsts[id].shown).forEach((id) => lines.push(id + " = true"));
+    lines.push("", file.typed, "[" + file.typed_at + "]");
+    chapter.filter((id) => state.answers[id] && state.answers[id].at).forEach((id) => lines.push(id + " = " + quoted(state.answers[id].at)));
     const practised = chapter.filter((id) => state.variants[id]);
     if (practised.length) lines.push("", file.variants);
     practised.forEach(function (id) {
@@ -106,6 +120,7 @@
   window.rmsnormStore = {
     load, save, forget, answersFile, fileName, askWho, READABLE,
     get setAside() { return setAside; },
+    get unkept() { return memory !== null; },  // the answers last only as long as this page
     forgetSetAside() { setAside = false; },
   };
 })();
