@@ -1,7 +1,7 @@
 // What stays in the reader's browser: each box's first and last answer, answers shown, practice
 // and who the reader is; and the answers file written from them (grading/saved_answers.py writes
 // the same bytes in a kernel). The store is read defensively: an entry this page cannot use is set
-// aside, and the page says so. Where the browser refuses to store anything (site data blocked) or
+// aside (the store as it was is kept apart, for a page that can read it), and the page says so. Where the browser refuses to store anything (site data blocked) or
 // its store is full, the answers are kept in this page's memory instead, and the page says so.
 (function () {
   "use strict";
@@ -15,6 +15,7 @@
   // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
   // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
   const STORE = "rmsnorm-course/answers";
+  const ASIDE = STORE + "/set-aside";  // the last store that held entries this page could not use, as it was
   const READABLE = ["correct", "close", "wrong"];
   const KEYS = ["answers", "shown", "firsts", "student", "variants"];
   let setAside = false;  // a stored entry this page could not use, and said so
@@ -25,31 +26,44 @@
   const isTable = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
   const isText = (value) => typeof value === "string" && length(value) <= RULES.longest;
 
+  const blank = () => ({ answers: {}, shown: [], firsts: {}, student: null, variants: {} });
+
   function load() {  // whatever the store holds, the entries this page can use; the rest set aside, said so
-    const clean = { answers: {}, shown: [], firsts: {}, student: null, variants: {} };
     if (memory) return copy(memory);
-    let text, saved;
-    try { text = window.localStorage.getItem(STORE); } catch (error) { memory = clean; return copy(clean); }
-    if (text === null) return clean;
-    try { saved = JSON.parse(text); } catch (error) { setAside = true; return clean; }
-    if (!isTable(saved)) { setAside = true; return clean; }
-    if (Object.keys(saved).some((key) => !KEYS.includes(key))) setAside = true;
+    let text;
+    try { text = window.localStorage.getItem(STORE); } catch (error) { memory = blank(); return blank(); }
+    if (text === null) return blank();
+    const [clean, whole] = usable(text);
+    if (!whole) keepAside(text);
+    return clean;
+  }
+  function keepAside(text) {  // the store as it was, kept apart before a save replaces it: nothing set aside is lost
+    setAside = true;
+    try { window.localStorage.setItem(ASIDE, text); } catch (error) { /* the page still says what it set aside */ }
+  }
+
+  function usable(text) {  // [the entries of the stored text this page can use, whether that is all of it]
+    const clean = blank();
+    let saved;
+    try { saved = JSON.parse(text); } catch (error) { return [clean, false]; }
+    if (!isTable(saved)) return [clean, false];
+    let whole = Object.keys(saved).every((key) => KEYS.includes(key));
     const answers = isTable(saved.answers) ? saved.answers : {};
     for (const [id, entry] of Object.entries(answers)) {
       const texts = isTable(entry) && ["first", "last"].every((k) => isText(entry[k]));
       const right = entry && (entry.right === undefined || typeof entry.right === "boolean");
       if (texts && right && READABLE.includes(entry.outcome)) clean.answers[id] = entry;
-      else setAside = true;
+      else whole = false;
       if (clean.answers[id] && entry.at !== undefined && !(typeof entry.at === "string" && MOMENT.test(entry.at))) {
         delete entry.at;  // a moment this page did not write: the answer is kept, as older than any timed one
-        setAside = true;
+        whole = false;
       }
     }
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
     const firsts = isTable(saved.firsts) ? saved.firsts : {};
     for (const [id, entry] of Object.entries(firsts)) {
       if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean") clean.firsts[id] = entry;
-      else setAside = true;
+      else whole = false;
     }
     for (const [id, entry] of Object.entries(clean.answers)) {  // a store kept before firsts were: its first answers
       if (!clean.firsts[id]) clean.firsts[id] = { text: entry.first, shown: false };
@@ -58,14 +72,14 @@
     if (isTable(student) && isText(student.name) && isText(student.id)) clean.student = student;
     const tried = isTable(saved.variants) ? saved.variants : {};
     for (const [id, answers] of Object.entries(tried)) {
-      if (!isTable(answers)) { setAside = true; continue; }
+      if (!isTable(answers)) { whole = false; continue; }
       for (const [number, entry] of Object.entries(answers)) {
         const kept = /^[1-9][0-9]?$/.test(number) && isTable(entry) && isText(entry.last) && READABLE.includes(entry.outcome);
         if (kept) (clean.variants[id] = clean.variants[id] || {})[number] = entry;
-        else setAside = true;
+        else whole = false;
       }
     }
-    return clean;
+    return [clean, whole];
   }
   function forget() {
     memory = null;
