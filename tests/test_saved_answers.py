@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from rmsnorm_course import check
+from rmsnorm_course.grading import saved_answers
 from rmsnorm_course.grading.answers import AnswerSheet
 from rmsnorm_course.grading.errors import AnswersFileError
 from rmsnorm_course.grading.feedback import Outcome, reference
@@ -415,3 +416,10 @@ def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp
     part(box, "Button", "Save my answers").click()
     assert f"Saved 1 of {len(EXERCISES)} predictions to {notebooks / 'answers.toml'}." in said(box)
     assert AnswerSheet.read(notebooks / "answers.toml").grade("mean-square").correct
+
+
+def test_a_package_installed_apart_from_its_course_names_no_grade_command_that_would_fail(tmp_path, monkeypatch):
+    monkeypatch.setattr(saved_answers, "GRADER", tmp_path / "no-exercises")
+    kept = KernelAnswers()
+    kept.record("mean-square", "12.5", check("mean-square", "12.5"))
+    assert kept.save(tmp_path) == f"Saved 1 of {len(EXERCISES)} predictions to {tmp_path / 'answers.toml'}."
