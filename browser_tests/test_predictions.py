@@ -9,7 +9,8 @@
   has one, every part of the page is visible; without JavaScript nothing is hidden.
 * Keeping: the first and last prediction of each exercise are kept in this browser,
   counted, downloaded as a file the grader scores as the page did, cleared only after
-  a confirmation, and recovered from a corrupt store.
+  a confirmation, and recovered from a corrupt store; where the browser refuses to keep
+  them, or its store is full, the page still opens and says they will not last.
 """
 
 from __future__ import annotations
@@ -725,6 +726,45 @@ def test_a_corrupt_store_is_set_aside_and_saving_goes_on(browser, server, tmp_pa
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
     assert AnswerSheet.read(path).grade("mean-square").correct
+    assert page.evaluate("(key) => window.localStorage.getItem(key)", f"{STORE}/set-aside") == stored  # not lost
+    context.close()
+
+
+CALLER = "const caller = () => new Error().stack.split('\\n')[3];"  # the script that asked, in what it throws
+STORAGE = {  # the browser's store, as a privacy setting or a full disk leaves it: each use throws
+    "refused": CALLER + "Object.defineProperty(window, 'localStorage', { configurable: true, get() { "
+    "throw new DOMException('Access is denied for this document ' + caller(), 'SecurityError'); } });",
+    "full": CALLER + "Storage.prototype.setItem = function () { "
+    "throw new DOMException('Setting the value exceeded the quota ' + caller(), 'QuotaExceededError'); };",
+}
+UNKEPT = (
+    "This browser does not let the page keep your answers: they will be gone once you close or reload this page. "
+    "Download my answers still saves them as a file."
+)
+
+
+@pytest.mark.parametrize("storage", list(STORAGE))
+def test_with_storage_refused_or_full_a_right_answer_opens_the_page_which_says_answers_will_not_last(
+    browser, server, tmp_path, storage
+):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.add_init_script(STORAGE[storage])
+    page, errors = page_with_errors(context, f"{server}/book/backward.html")
+    page.wait_for_function(READY)
+    following = page.locator(".prediction[data-exercise='grad-gain']")
+    answer(page, "grad-x", "[0.5, 0.5]", "wrong")
+    assert not following.is_visible()
+    answer(page, "grad-x")
+    assert following.is_visible()  # the page went on
+    notice = page.locator(".prediction-progress .prediction-unkept")
+    assert notice.is_visible() and notice.text_content() == UNKEPT
+    assert page.get_by_text(UNKEPT).count() == 1  # said once
+    assert not page.locator(".prediction-progress .prediction-note").is_visible()  # not "kept in this browser"
+    count = page.locator(".prediction-progress .prediction-count")
+    assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 1 right"
+    sheet = _download(page, tmp_path)
+    assert sheet.grade("grad-x").correct and sheet.first_try("grad-x").word == "not right" and not sheet.problems()
+    assert [error for error in errors if "/_static/prediction" in error] == []  # the theme's own may throw
     context.close()
 
 
@@ -775,6 +815,9 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
     context.close()
 
 
+TYPED_AT = "([key, id]) => (JSON.parse(window.localStorage.getItem(key)).answers[id] || {}).at || null"
+
+
 def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser, server, tmp_path):
     """The same predictions, typed in the page and in a kernel's widgets, give the same answers file."""
     from rmsnorm_course.grading.saved_answers import typed_answers_file
@@ -794,7 +837,8 @@ def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser,
         for typed in answers:
             field.fill(typed)
             field.press("Enter")
-            kernel.record(exercise_id, typed, check(exercise_id, typed))
+            at = page.evaluate(TYPED_AT, [STORE, exercise_id])  # the kernel's typing, at the page's moment
+            kernel.record(exercise_id, typed, check(exercise_id, typed), at)
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"

@@ -3,21 +3,32 @@
 A learner in JupyterLab answers in the widget and presses "Save my answers"; the file
 next to the notebook is the one the page's "Download my answers" writes (the byte-for-byte
 comparison with the page is in browser_tests/test_predictions.py), and the grader scores it.
+Saves from two kernels merge, the newer answer winning, and two at once lose nothing; a
+save that fails says why, naming the file, and keeps every prediction in the kernel.
 """
 
 from __future__ import annotations
 
+import datetime
+import errno
+import html
+import multiprocessing
+import os
+import re
+import shlex
+import shutil
+import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rmsnorm_course import check
+from rmsnorm_course.grading import saved_answers
 from rmsnorm_course.grading.answers import AnswerSheet
 from rmsnorm_course.grading.errors import AnswersFileError
 from rmsnorm_course.grading.feedback import Outcome, reference
-from rmsnorm_course.grading.saved_answers import Typed, save_typed, typed_answers_file
+from rmsnorm_course.grading.saved_answers import MOMENT, Typed, moment, save_typed, typed_answers_file
 from rmsnorm_course.questions.registry import EXERCISES
 from rmsnorm_course.views.prediction import GO_ON, KernelAnswers, Prediction
 
@@ -56,6 +67,20 @@ def html_of(box) -> str:
     return "\n".join(widget.value for widget in widgets_in(box) if type(widget).__name__ == "HTML")
 
 
+def said(box) -> str:
+    """What the box says under its Save button, as the reader reads it."""
+    return html.unescape(re.sub(r"<[^>]+>", "", html_of(box)))
+
+
+def right_answer(exercise_id: str) -> str:
+    exercise = EXERCISES[exercise_id]
+    return exercise.kind.toml(exercise.solve().answer).strip('"')
+
+
+def score_line(run: subprocess.CompletedProcess) -> str:
+    return run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-2000:]
+
+
 def test_whatever_is_typed_is_read_back_exactly_as_typed(tmp_path):
     typed = Typed(first=dict(HOSTILE), last={key: text[::-1] for key, text in HOSTILE.items()})
     path = tmp_path / "answers.toml"
@@ -73,26 +98,46 @@ def test_a_lone_surrogate_is_saved_as_the_replacement_character(tmp_path):
     assert AnswerSheet.read(path).answers["mean-square"] == "1\ufffd2"
 
 
-def test_the_file_lists_every_exercise_then_the_first_tries(tmp_path):
+def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answer_was_typed(tmp_path):
+    typed_at = {"mean-square": "2026-03-14T09:26:53.589Z"}
     text = typed_answers_file(
-        Typed(first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"})
+        Typed(first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"}, typed_at=typed_at)
     )
     lines = text.splitlines()
-    assert lines[:4] == [
+    assert lines[:3] == [
         "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-        "# Grade them with:  pytest exercises --answers=answers.toml",
-        'mean-square = "12.5"',
-        'reciprocal-rms = ""',
+        "# Grade them in the course's folder (the one holding exercises/):  make grade ANSWERS=/path/to/answers.toml",
+        "# where /path/to is the folder this file is in.",
     ]
-    assert len(lines) == 2 + len(EXERCISES) + 8 and text.endswith(
+    assert lines[3:5] == ['mean-square = "12.5"', 'reciprocal-rms = ""']
+    assert len(lines) == 3 + len(EXERCISES) + 12 and text.endswith(
         '\n[first-tries]\nmean-square = "25"\nreciprocal-rms = "0.28"\n\n'
         "# The exercises whose answer you asked to see before your first prediction.\n"
-        "[shown-before-first-try]\n"
+        "[shown-before-first-try]\n\n"
+        "# When each answer above was typed, so that saves from two pages keep the newer: not part of the score.\n"
+        '[typed-at]\nmean-square = "2026-03-14T09:26:53.589Z"\n'
     )
+    path = tmp_path / "answers.toml"
+    path.write_text(text, encoding="utf-8")
+    assert AnswerSheet.read(path).problems() == []  # the grader ignores when an answer was typed
+
+
+def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
+    """Saved anywhere (a download lands where the browser puts it), the comment's command grades the file."""
+    folder = tmp_path / "Downloads"
+    folder.mkdir()
+    path = folder / "answers-ana-perez-12345.toml"
+    path.write_text(typed_answers_file(Typed(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
+    comment = path.read_text(encoding="utf-8").splitlines()[1]
+    command = comment.split(":  ", 1)[1].replace("/path/to", str(folder))
+    run = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert score_line(run) == f"score: 1/{len(EXERCISES)}"
 
 
 def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_grader_scores(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # as the kernel of a notebook in this folder
+    notebooks = tmp_path / "Ana's course $HOME" / "book"  # a folder a shell would split, or expand, unquoted
+    notebooks.mkdir(parents=True)
+    monkeypatch.chdir(notebooks)  # as the kernel of a notebook in this folder
     kept = KernelAnswers()
     box = Prediction("mean-square").widget(kept)
     field = part(box, "Text")
@@ -110,12 +155,15 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     part(other, "Text").value = "0.282843"
     assert f"2 of {len(EXERCISES)} predictions checked, 2 right" in html_of(box)  # one tally, under every box
     part(other, "Button", "Save my answers").click()
-    saved = tmp_path / "answers.toml"
-    assert f"Saved 2 of {len(EXERCISES)} predictions to {saved}" in html_of(box)
+    saved = notebooks / "answers.toml"
+    assert f"Saved 2 of {len(EXERCISES)} predictions to {saved}." in said(box)
 
-    command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(saved), "-q"]
-    grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
-    assert grader.stdout.strip().splitlines()[-1] == f"score: 2/{len(EXERCISES)}"
+    # the command the box prints, run as printed from another folder (a terminal opens in the server's)
+    command = said(box).split("Grade it in a terminal with:  ", 1)[1].splitlines()[0]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    grader = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=elsewhere, timeout=600)
+    assert score_line(grader) == f"score: 2/{len(EXERCISES)}"
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
 
 
@@ -171,6 +219,7 @@ def test_saving_over_the_page_s_download_keeps_its_practice_answers(tmp_path):
         'mean-square = "12.5\n',  # not TOML
         "[first-tries]\nmean-square = [3, 4]\n",
         '[variants.output]\n99 = "1"\n',  # no such variant
+        '[typed-at]\nmean-square = "<b>2026</b>"\n',  # no moment the boxes write
     ],
 )
 def test_a_file_the_boxes_did_not_write_is_left_as_it_is(tmp_path, written):
@@ -223,3 +272,154 @@ def test_a_name_added_to_the_saved_file_by_hand_is_kept_by_the_next_save(tmp_pat
     sheet = AnswerSheet.read(path)
     assert (sheet.identity("name"), sheet.identity("id")) == ("Ana Pérez", "12345")
     assert (sheet.answers["mean-square"], sheet.answers["output"]) == ("25", "[1, 2]")
+
+
+def test_an_older_kernel_s_save_keeps_the_newer_answer_another_kernel_saved(tmp_path, monkeypatch):
+    """Two pages, each its own kernel, save one file: answer by answer the newer wins, whichever kernel saves."""
+    monkeypatch.chdir(tmp_path)  # the predict page's kernel and the review page's, both next to their notebooks
+    predict, review = KernelAnswers(), KernelAnswers()
+    predicted = Prediction("normalized").widget(predict)
+    reviewed = Prediction("normalized").widget(review)
+    path = tmp_path / "answers.toml"
+
+    part(predicted, "Text").value = "[0.6, 0.8]"
+    part(predicted, "Button", "Save my answers").click()
+    assert not AnswerSheet.read(path).grade("normalized").correct
+    part(reviewed, "Text").value = right_answer("normalized")
+    part(reviewed, "Button", "Save my answers").click()
+    assert AnswerSheet.read(path).grade("normalized").correct
+    part(predicted, "Button", "Save my answers").click()  # its kernel still holds the older answer
+    sheet = AnswerSheet.read(path)
+    assert sheet.grade("normalized").correct and sheet.problems() == []
+
+    part(predicted, "Text").value = "[0.5, 0.5]"  # typed after: now the newer
+    part(predicted, "Button", "Save my answers").click()
+    assert AnswerSheet.read(path).answers["normalized"] == "[0.5, 0.5]"
+    assert AnswerSheet.read(path).first_tries["normalized"] == "[0.6, 0.8]"
+
+
+@pytest.mark.parametrize(
+    ("in_the_file", "in_the_kernel", "kept"),
+    [
+        ("2026-03-14T09:26:53.589Z", "2026-03-14T09:26:53.590Z", "kernel"),
+        ("2026-03-14T09:26:53.590Z", "2026-03-14T09:26:53.589Z", "file"),
+        ("2026-03-14T09:26:53.589Z", "2025-12-31T23:59:59.999Z", "file"),
+        (None, "2025-12-31T23:59:59.999Z", "kernel"),  # a file saved before answers had moments
+    ],
+)
+def test_the_answer_typed_last_is_saved_whatever_kernel_saves(tmp_path, in_the_file, in_the_kernel, kept):
+    path = tmp_path / "answers.toml"
+    moments = {"mean-square": in_the_file} if in_the_file else {}
+    save_typed(path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=moments))
+    saved = Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}, typed_at={"mean-square": in_the_kernel})
+    written = save_typed(path, saved)
+    answer, at = ("12.5", in_the_kernel) if kept == "kernel" else ("25", in_the_file)
+    sheet = AnswerSheet.read(path)
+    assert (sheet.answers["mean-square"], sheet.answers["typed-at"]["mean-square"]) == (answer, at)
+    assert written.last["mean-square"] == answer and sheet.first_tries["mean-square"] == "25"
+
+
+def test_a_moment_is_now_as_the_page_writes_it_and_never_repeats():
+    before = datetime.datetime.now(datetime.UTC) - datetime.timedelta(milliseconds=1)  # a moment drops the rest
+    first = moment()
+    assert before <= datetime.datetime.fromisoformat(first) <= datetime.datetime.now(datetime.UTC)
+    moments = [first] + [moment() for _ in range(999)]
+    assert all(MOMENT.fullmatch(at) for at in moments) and moments == sorted(set(moments))
+
+
+ROUNDS = 200
+
+
+def _save_in_each_folder(barrier, folders: list[str], exercise_id: str) -> None:
+    """One kernel's side: in each folder, answer one exercise and press Save at the moment the other kernel does."""
+    for folder in folders:
+        kept = KernelAnswers()
+        kept.record(exercise_id, right_answer(exercise_id), check(exercise_id, right_answer(exercise_id)))
+        barrier.wait()
+        assert kept.save(Path(folder)).startswith("Saved ")
+
+
+def test_two_kernels_saving_at_once_lose_nothing(tmp_path):
+    folders = [tmp_path / str(number) for number in range(ROUNDS)]
+    for folder in folders:
+        folder.mkdir()
+    processes = multiprocessing.get_context("spawn")
+    barrier = processes.Barrier(2)
+    kernels = [
+        processes.Process(target=_save_in_each_folder, args=(barrier, list(map(str, folders)), exercise_id))
+        for exercise_id in ("mean-square", "output")
+    ]
+    for kernel in kernels:
+        kernel.start()
+    for kernel in kernels:
+        kernel.join(timeout=600)
+    assert [kernel.exitcode for kernel in kernels] == [0, 0]
+    lost = [
+        folder.name
+        for folder in folders
+        if not all(AnswerSheet.read(folder / "answers.toml").grade(i).correct for i in ("mean-square", "output"))
+    ]
+    assert lost == []
+
+
+def test_a_saved_file_keeps_its_mode_and_a_new_one_gets_the_umask_s(tmp_path):
+    kept = KernelAnswers()
+    kept.record("mean-square", "12.5", check("mean-square", "12.5"))
+    path = tmp_path / "answers.toml"
+    path.write_text(typed_answers_file(Typed()), encoding="utf-8")
+    path.chmod(0o644)
+    assert kept.save(tmp_path).startswith("Saved ")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    path.unlink()
+    umask = os.umask(0o027)
+    try:
+        assert kept.save(tmp_path).startswith("Saved ")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_a_save_refused_says_why_naming_the_file_and_keeps_every_prediction(tmp_path, monkeypatch):
+    path = tmp_path / "answers.toml"
+    save_typed(path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
+    before = path.read_bytes()
+    kept = KernelAnswers()
+    kept.record("mean-square", "12.5", check("mean-square", "12.5"))
+    real_open = os.open
+
+    def refused(file, flags, *args, **kwargs):  # a folder where no new file can be made, as one a user may not write
+        if flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), file)
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refused)
+    message = kept.save(tmp_path)
+    monkeypatch.undo()
+    assert message.startswith(f"Not saved: cannot write {path}: {os.strerror(errno.EACCES)}. ")
+    assert "still kept in this kernel" in message and message.count(str(tmp_path)) == 1  # no other file named
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["answers.toml"]
+    assert kept.save(tmp_path).startswith("Saved ") and AnswerSheet.read(path).grade("mean-square").correct
+
+
+def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp_path, monkeypatch):
+    notebooks = tmp_path / "book"
+    notebooks.mkdir()
+    monkeypatch.chdir(notebooks)  # the kernel's folder, next to the notebook
+    kept = KernelAnswers()
+    box = Prediction("mean-square").widget(kept)
+    part(box, "Text").value = "12.5"
+    shutil.rmtree(notebooks)  # moved or deleted while the kernel runs
+    part(box, "Button", "Save my answers").click()
+    assert f"Not saved: the folder {notebooks}, where this notebook was, no longer exists" in said(box)
+    assert kept.kept["mean-square"].last == "12.5"
+    notebooks.mkdir()  # put back
+    part(box, "Button", "Save my answers").click()
+    assert f"Saved 1 of {len(EXERCISES)} predictions to {notebooks / 'answers.toml'}." in said(box)
+    assert AnswerSheet.read(notebooks / "answers.toml").grade("mean-square").correct
+
+
+def test_a_package_installed_apart_from_its_course_names_no_grade_command_that_would_fail(tmp_path, monkeypatch):
+    monkeypatch.setattr(saved_answers, "GRADER", tmp_path / "no-exercises")
+    kept = KernelAnswers()
+    kept.record("mean-square", "12.5", check("mean-square", "12.5"))
+    assert kept.save(tmp_path) == f"Saved 1 of {len(EXERCISES)} predictions to {tmp_path / 'answers.toml'}."

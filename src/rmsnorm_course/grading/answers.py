@@ -30,10 +30,11 @@ REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
 VARIANTS = "variants"  # the page's "Try another" answers, a table per exercise; reported, never scored
 SHOWN_FIRST = "shown-before-first-try"  # the exercises whose answer the page showed before a first prediction
+TYPED_AT = "typed-at"  # when the boxes' each last answer was typed: how saves from two pages merge; ignored here
 NAME, ID = "name", "id"  # who the file is from, where the page's download (or the student) says
 IDENTITY_LONGEST = 200  # characters of a name or an id
 TABLES = (FIRST_TRIES, SHOWN_FIRST)
-RESERVED = (*TABLES, VARIANTS, NAME, ID)
+RESERVED = (*TABLES, VARIANTS, TYPED_AT, NAME, ID)
 SELF_RECORDED = (
     "first tries are the student's own record, kept by their browser and not checked by the grader; "
     "they are not part of the score"

@@ -2,34 +2,52 @@
 
 Both write the same bytes for the same predictions (``typed_answers_file``; the page's
 ``answersFile`` in views/static/prediction-store.js builds its file from the same comments and
-table names, sent to it as data). In a kernel, "Save my answers" writes the file next
-to the notebook and keeps what an earlier save from another page put there
-(``save_typed``); a file written by hand is never overwritten.
+table names, sent to it as data). Each last answer carries the moment it was typed
+(``[typed-at]``, which the grader ignores). In a kernel, "Save my answers" writes the file
+next to the notebook and keeps what saves from other pages put there (``save_typed``): under
+the folder's lock, so two kernels saving at once take turns, and answer by answer the newer
+one wins, whichever kernel saves. A file written by hand is never overwritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
-from collections.abc import Mapping
+import re
+import secrets
+import shlex
+import stat
+import sys
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # a system without file locks (Windows): saves are still written whole
+    fcntl = None
+
 from ..questions.registry import EXERCISES
-from .answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS, AnswerSheet
+from .answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS, AnswerSheet
 from .errors import AnswersFileError
 from .untrusted import quoted
 
 FILE_NAME = "answers.toml"  # the download's name when no student name is given, and the widget's file
-# The comments of the file the boxes save; {file} is the file's own name.
+GRADER = Path(__file__).resolve().parents[3] / "exercises"  # the course's grading tests, beside the package's source
+# The comments of the file the boxes save; {file} is the file's own name. Where it was saved is
+# the reader's choice, so the way to grade it says where to run it.
 COMMENTS = {
     "header": "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-    "grade": "# Grade them with:  pytest exercises --answers={file}",
+    "grade": "# Grade them in the course's folder (the one holding exercises/):  make grade ANSWERS=/path/to/{file}",
+    "where": "# where /path/to is the folder this file is in.",
     "first": "# Each exercise's first prediction, as kept where you typed it: your own record, not part of the score.",
     "shown": "# The exercises whose answer you asked to see before your first prediction.",
+    "typed": "# When each answer above was typed, so that saves from two pages keep the newer: not part of the score.",
     "variants": '# Answers to "Try another": practice, never part of the score.',
 }
+MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as the page's Date.toISOString writes it, UTC
 
 
 @dataclass(frozen=True)
@@ -46,21 +64,42 @@ class Typed:
     variants: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
     name: str = ""
     id: str = ""
+    typed_at: Mapping[str, str] = field(default_factory=dict)
 
     def answered(self) -> list[str]:
         """The exercises with a final prediction, in the grader's order."""
         return [exercise_id for exercise_id in EXERCISES if self.last.get(exercise_id)]
 
     def kept_over(self, earlier: Typed) -> Typed:
-        """These predictions saved over ``earlier`` ones: a first try stays the first, the latest answer wins."""
+        """These predictions saved over ``earlier`` ones: a first try stays the first, the newer answer wins.
+
+        An answer with no moment (a file saved before moments were kept) is older than any with one.
+        """
+        newer = [
+            key
+            for key, text in self.last.items()
+            if text and self.typed_at.get(key, "") >= earlier.typed_at.get(key, "")
+        ]
         return Typed(
             first={**self.first, **earlier.first},
-            last={**earlier.last, **{key: text for key, text in self.last.items() if text}},
+            last={**earlier.last, **{key: self.last[key] for key in newer}},
             shown=(self.shown - set(earlier.first)) | earlier.shown,
             variants={**earlier.variants, **self.variants},
             name=self.name or earlier.name,
             id=self.id or earlier.id,
+            typed_at={**earlier.typed_at, **{key: self.typed_at[key] for key in newer if key in self.typed_at}},
         )
+
+
+_last_moment = 0  # milliseconds: this process's moments never repeat, so one kernel's answers keep their order
+
+
+def moment() -> str:
+    """Now, as a ``MOMENT``: what the page's ``new Date().toISOString()`` says at the same instant."""
+    global _last_moment
+    _last_moment = milliseconds = max(time.time_ns() // 1_000_000, _last_moment + 1)
+    seconds, thousandths = divmod(milliseconds, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{thousandths:03d}Z"
 
 
 def well_formed(text: str) -> str:
@@ -75,7 +114,7 @@ def toml_string(text: str) -> str:
 
 def typed_answers_file(typed: Typed, file_name: str = FILE_NAME) -> str:
     """The file the boxes save: who (if given), every last prediction in the grader's order, first tries, practice."""
-    lines = [COMMENTS["header"], COMMENTS["grade"].format(file=file_name)]
+    lines = [COMMENTS["header"], COMMENTS["grade"].format(file=file_name), COMMENTS["where"]]
     lines += [f"{key} = {toml_string(value)}" for key, value in ((NAME, typed.name), (ID, typed.id)) if value]
     lines += [f"{exercise_id} = {toml_string(typed.last.get(exercise_id, ''))}" for exercise_id in EXERCISES]
     lines += ["", COMMENTS["first"], f"[{FIRST_TRIES}]"]
@@ -83,6 +122,9 @@ def typed_answers_file(typed: Typed, file_name: str = FILE_NAME) -> str:
     lines += [f"{exercise_id} = {toml_string(typed.first[exercise_id])}" for exercise_id in firsts]
     lines += ["", COMMENTS["shown"], f"[{SHOWN_FIRST}]"]
     lines += [f"{exercise_id} = true" for exercise_id in EXERCISES if exercise_id in typed.shown]
+    lines += ["", COMMENTS["typed"], f"[{TYPED_AT}]"]
+    timed = [exercise_id for exercise_id in EXERCISES if typed.typed_at.get(exercise_id)]
+    lines += [f"{exercise_id} = {toml_string(typed.typed_at[exercise_id])}" for exercise_id in timed]
     practised = [exercise_id for exercise_id in EXERCISES if typed.variants.get(exercise_id)]
     if practised:
         lines += ["", COMMENTS["variants"]]
@@ -105,7 +147,7 @@ def read_typed(path: str | Path) -> Typed:
         raise AnswersFileError(sheet.unreadable)
     if sheet.bad:
         raise AnswersFileError(f"{sheet.name}: line {sheet.bad[0].line} is not a line the prediction boxes write")
-    first, last, shown, variants, who = {}, {}, set(), {}, {}
+    first, last, shown, variants, who, typed_at = {}, {}, set(), {}, {}, {}
     for key, value in sheet.answers.items():
         if key in EXERCISES and isinstance(value, str):
             last[key] = value
@@ -117,10 +159,12 @@ def read_typed(path: str | Path) -> Typed:
             shown = {exercise_id for exercise_id in value if exercise_id in EXERCISES}
         elif key == VARIANTS and _practice(value):
             variants = {i: {int(n): text for n, text in tried.items()} for i, tried in value.items()}
+        elif key == TYPED_AT and _texts(value, EXERCISES.__contains__) and all(map(MOMENT.fullmatch, value.values())):
+            typed_at.update(value)
         else:
             line = f" (line {sheet.lines[key]})" if key in sheet.lines else ""
             raise AnswersFileError(f"{sheet.name}: {quoted(key)}{line} is not an answer the prediction boxes save")
-    return Typed(first, last, frozenset(shown), variants, who.get(NAME, ""), who.get(ID, ""))
+    return Typed(first, last, frozenset(shown), variants, who.get(NAME, ""), who.get(ID, ""), typed_at)
 
 
 def _texts(table: object, key_ok) -> bool:
@@ -142,18 +186,59 @@ def _practice(tables: object) -> bool:
 def save_typed(path: str | Path, typed: Typed) -> Typed:
     """Write ``typed`` to ``path``, kept over the predictions a file the boxes saved there holds; what was written.
 
-    A file there that the boxes did not write is left as it is (``AnswersFileError`` says
-    why). The file is replaced whole, never left half written.
+    The file is read, merged and replaced whole under its folder's lock: a save from
+    another kernel waits its turn, and loses nothing. The file keeps its mode (a new one
+    gets the umask's). A file there that the boxes did not write is left as it is
+    (``AnswersFileError`` says why); an ``OSError`` names ``path``, never a temporary file.
     """
     path = Path(path)
-    kept = typed.kept_over(read_typed(path)) if path.exists() or path.is_symlink() else typed
-    text = typed_answers_file(kept, path.name)
-    handle, temporary = tempfile.mkstemp(prefix=".answers-", suffix=".toml", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+        with _locked(path.parent):
+            kept = typed.kept_over(read_typed(path)) if os.path.lexists(path) else typed
+            _replace(path, typed_answers_file(kept, path.name))
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise OSError(error.errno, error.strerror, str(path)) from None
+    return kept
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the folder's lock (where the system offers locks): one save reads, merges and writes at a time."""
+    if fcntl is None:
+        yield
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _replace(path: Path, text: str) -> None:
+    """``path`` replaced by ``text`` in one step: written beside it and to the disk, then renamed over it."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask's mode, as any new file
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as file:
             file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode))  # the file it replaces keeps its mode
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
-    return kept
+
+
+def grade_command(path: str | Path) -> str | None:
+    """The command that grades the file at ``path`` from any folder: this Python, the course's exercises, quoted.
+
+    None where the package was installed apart from its course, with no exercises to grade by.
+    """
+    if not (GRADER / "conftest.py").is_file():
+        return None
+    return shlex.join([sys.executable, "-P", "-m", "pytest", str(GRADER), f"--answers={path}"])

@@ -17,13 +17,17 @@ the reader opens its answer (``gate``); the review page's boxes do not. In Jupyt
 the page holds back the same cells as a section under a heading (``GO_ON``) that opens
 collapsed, written after each chapter box on its page; the book leaves that heading out.
 
-The widget keeps each exercise's first and last prediction, in one store per kernel
-(``KEPT``), shows the answer on request, and saves the same answers file as the page's
-"Download my answers" (``saved_answers.typed_answers_file``), next to the notebook.
+The widget keeps each exercise's first and last prediction, and when the last was typed, in
+one store per kernel (``KEPT``), shows the answer on request, and saves the same answers
+file as the page's "Download my answers" (``saved_answers.typed_answers_file``), next to the
+notebook, merged with what other kernels saved there (``saved_answers.save_typed``); it says
+how to grade the file with the kernel's own Python, and, when a save fails, why, keeping
+every prediction.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 from dataclasses import dataclass
@@ -32,11 +36,20 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from ..grading import key, reading
-from ..grading.answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, VARIANTS
+from ..grading.answers import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from ..grading.errors import AnswersFileError
 from ..grading.feedback import LOOKS, Outcome, Verdict, check, page_words, reference
 from ..grading.kinds import Choice, Place, judging
-from ..grading.saved_answers import COMMENTS, FILE_NAME, Typed, save_typed, well_formed
+from ..grading.saved_answers import (
+    COMMENTS,
+    FILE_NAME,
+    MOMENT,
+    Typed,
+    grade_command,
+    moment,
+    save_typed,
+    well_formed,
+)
 from ..grading.untrusted import visible
 from ..questions import registry
 
@@ -77,8 +90,14 @@ GO_ON = "Answered above? Open this section to go on"
 GO_ON_NOTE = "Answer above, or show the answer; then open the next section, \u201c{heading}\u201d, to go on."
 FIRST_TRY = "Your first try, kept for the grader: {head}"
 SAVE = "Save my answers"
-SAVED = "Saved {count} of {of} predictions to {path}. Grade it with:  pytest exercises --answers {path}"
-NOT_SAVED = "Not saved: {why}"
+SAVED = "Saved {count} of {of} predictions to {path}."
+GRADE = " Grade it in a terminal with:  {command}"
+NOT_SAVED = (
+    "Not saved: {why}. Your predictions are still kept in this kernel: press Save my answers again once that is put "
+    "right."
+)
+CANNOT = "cannot write {path}: {reason}"
+GONE = "the folder {folder}, where this notebook was, no longer exists (was it moved or deleted?)"
 KEPT_NOTE = (
     "Your predictions are kept in this notebook's kernel until you press Save my answers under a box: it "
     "writes them to answers.toml next to this notebook, keeping those you saved there from other pages."
@@ -105,6 +124,8 @@ def shared_data() -> dict[str, object]:
             "id": ID,
             "first_tries": FIRST_TRIES,
             "shown_first": SHOWN_FIRST,
+            "typed_at": TYPED_AT,
+            "moment": MOMENT.pattern,
             "variants_table": VARIANTS,
         },
         "looks": {
@@ -210,12 +231,14 @@ def prediction_html(exercise_id: str, gate: bool = True) -> str:
 
 @dataclass(frozen=True)
 class Kept:
-    """One exercise's predictions in a kernel: the first, the last, its outcome, and whether any was right."""
+    """One exercise's predictions in a kernel: the first, the last, its outcome, whether any was right, and when
+    the last was typed (a ``saved_answers.MOMENT``)."""
 
     first: str
     last: str
     outcome: Outcome
     right: bool
+    at: str
 
 
 KEPT_OUTCOMES = (Outcome.CORRECT, Outcome.CLOSE, Outcome.WRONG)  # a prediction the grader could read
@@ -225,6 +248,7 @@ class KernelAnswers:
     """Every box's predictions in one kernel, as the page keeps them in one browser: first and last, answers shown."""
 
     def __init__(self) -> None:
+        self.folder = Path.cwd()  # the kernel's, next to the notebook, where Save writes: kept to name it once gone
         self.kept: dict[str, Kept] = {}
         self.shown: set[str] = set()
         self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
@@ -238,13 +262,15 @@ class KernelAnswers:
             self._status = (w.HTML(_paragraph(self.count())), w.HTML())
         return self._status
 
-    def record(self, exercise_id: str, typed: str, verdict: Verdict) -> None:
-        """Keep a prediction the grader could read; an unreadable or blank one is no prediction."""
+    def record(self, exercise_id: str, typed: str, verdict: Verdict, at: str | None = None) -> None:
+        """Keep a prediction the grader could read, typed ``at`` (now); an unreadable or blank one is no prediction."""
         if verdict.outcome not in KEPT_OUTCOMES:
             return
         earlier = self.kept.get(exercise_id)
         right = bool(earlier and earlier.right) or verdict.correct
-        self.kept[exercise_id] = Kept(earlier.first if earlier else typed, typed, verdict.outcome, right)
+        self.kept[exercise_id] = Kept(
+            earlier.first if earlier else typed, typed, verdict.outcome, right, at or moment()
+        )
 
     def count(self) -> str:
         """The page's tally of this kernel's predictions."""
@@ -256,16 +282,29 @@ class KernelAnswers:
             first={exercise_id: kept.first for exercise_id, kept in self.kept.items()},
             last={exercise_id: kept.last for exercise_id, kept in self.kept.items()},
             shown=frozenset(self.shown_first),
+            typed_at={exercise_id: kept.at for exercise_id, kept in self.kept.items()},
         )
 
+    def working_folder(self) -> Path:
+        """The kernel's folder now; where it was deleted (or moved), the folder it was last."""
+        with contextlib.suppress(FileNotFoundError):
+            self.folder = Path.cwd()
+        return self.folder
+
     def save(self, folder: Path | None = None) -> str:
-        """Save the answers file in ``folder`` (the kernel's, next to the notebook); what the box says."""
-        path = (folder or Path.cwd()) / FILE_NAME
+        """Save the answers file in ``folder`` (by default the kernel's); what the box says, and how to grade it."""
+        path = (folder or self.working_folder()) / FILE_NAME
         try:
             written = save_typed(path, self.typed())
-        except (AnswersFileError, OSError) as error:
+        except AnswersFileError as error:
             return NOT_SAVED.format(why=visible(str(error)))
-        return SAVED.format(count=len(written.answered()), of=len(registry.EXERCISES), path=visible(str(path)))
+        except OSError as error:
+            why = CANNOT if path.parent.is_dir() else GONE
+            reason = error.strerror or str(error)
+            return NOT_SAVED.format(why=visible(why.format(path=path, folder=path.parent, reason=reason)))
+        command = grade_command(path)
+        said = SAVED.format(count=len(written.answered()), of=len(registry.EXERCISES), path=visible(str(path)))
+        return said + (GRADE.format(command=visible(command)) if command else "")
 
 
 KEPT = KernelAnswers()  # one store per kernel, shared by every box the kernel draws

@@ -23,6 +23,8 @@
     const right = checked.filter((id) => answers[id].outcome === "correct").length;
     panel.querySelector(".prediction-count").textContent = fill(SHARED.count, { checked: checked.length, of: chapter.length, right });
     panel.querySelector(".prediction-set-aside").hidden = !store.setAside;
+    panel.querySelector(".prediction-unkept").hidden = !store.unkept;
+    panel.querySelector(".prediction-note").hidden = store.unkept;  // "kept in this browser" would not be true
   }
 
   function button(text, action) {
@@ -73,7 +75,11 @@
     const aside = document.createElement("span");
     aside.className = "prediction-set-aside";
     aside.textContent = "Some saved answers could not be read and were set aside; the rest are kept.";
-    panel.append(count, download, clear, note, aside);
+    const unkept = document.createElement("span");
+    unkept.className = "prediction-unkept";
+    unkept.textContent = "This browser does not let the page keep your answers: they will be gone once you close " +
+      "or reload this page. Download my answers still saves them as a file.";
+    panel.append(count, download, clear, note, aside, unkept);
     const anchor = first.closest("details.prediction-review") || first;  // outside a fold, so it is always seen
     anchor.parentNode.insertBefore(panel, anchor);
   }
@@ -245,6 +251,7 @@
       (state.variants[data.id] = state.variants[data.id] || {})[current + 1] = { last: raw, outcome: verdict.outcome };
       save(state);
       count();
+      updateProgress();
     });
     return { offer() { another.hidden = false; } };
   }
@@ -266,7 +273,8 @@
       const state = load();
       const earlier = state.answers[data.id];
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
-      state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right };
+      const at = new Date().toISOString();  // when the last answer was typed: the newer wins when files merge
+      state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right, at };
       const first = state.firsts[data.id];
       if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown) };
       save(state);
@@ -282,6 +290,7 @@
       if (!state.firsts[data.id]) state.firsts[data.id] = { text: "", shown: true };  // shown before any prediction
       save(state);
       gate();
+      updateProgress();
     });
     const state = load(), earlier = state.answers[data.id];
     if (earlier) {
