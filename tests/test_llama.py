@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tiny_llama
 
 from rmsnorm_course.studies import llama
-import tiny_llama
 
 CONFIG = tiny_llama.CONFIG
 TOKENS = [1, 5, 7, 2, 4, 9, 3]

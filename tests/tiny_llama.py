@@ -1,4 +1,4 @@
-"""A LLaMA model small enough to check by hand: seeded weights, a ten-token byte-level vocabulary.
+"""A LLaMA model small enough to check by hand: seeded weights, an eleven-token byte-level vocabulary.
 
 Shaped like SmolLM2-135M where it matters (grouped-query heads, SwiGLU, tied output,
 float32), two blocks 16 wide.
@@ -12,9 +12,9 @@ import numpy as np
 
 from rmsnorm_course.studies import llama, smollm2
 
-CONFIG = llama.Config(blocks=2, width=16, hidden=24, heads=4, kv_heads=2, rope_base=10000.0, eps=1e-5, vocab=10)
+CONFIG = llama.Config(blocks=2, width=16, hidden=24, heads=4, kv_heads=2, rope_base=10000.0, eps=1e-5, vocab=11)
 # byte-level spellings: "Ġ" is a space; "<|end|>" is a control token, kept whole
-TOKENS = ["<|end|>", "a", "b", "c", "Ġ", "ab", "Ġa", "Ġab", "1", "2"]
+TOKENS = ["<|end|>", "a", "b", "c", "Ġ", "ab", "Ġa", "Ġab", "1", "2", "12"]
 MERGES = ["Ġ a", "a b", "Ġa b", "1 2"]
 TYPES = [smollm2.CONTROL] + [1] * (len(TOKENS) - 1)
 

@@ -354,17 +354,17 @@ def cache_folder() -> Path | None:
     return None if folder in ("", "off") else Path(folder)
 
 
+PACKAGE = Path(__file__).resolve().parents[1]
 SOURCES = ("core", "studies")  # the package's folders whose source every kept value depends on
 
 
 def fingerprint(kind: str, question: str, weights: str) -> str:
     """The key a kept value is stored under: what was asked, the weights' hash, the versions and the sources."""
-    package = Path(__file__).resolve().parents[1]
     versions = [f"{name} {importlib.metadata.version(name)}" for name in ("numpy", "gguf", "tokenizers")]
     digest = hashlib.sha256(
         "\n".join([kind, question, weights, sys.version, platform.machine(), *versions]).encode("utf-8")
     )
-    for source in sorted(path for folder in SOURCES for path in (package / folder).glob("*.py")):
+    for source in sorted(path for folder in SOURCES for path in (PACKAGE / folder).glob("*.py")):
         digest.update(source.read_bytes())
     return digest.hexdigest()[:20]
 
