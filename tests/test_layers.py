@@ -24,10 +24,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "rmsnorm_course"
 # Bottom to top: each layer's packages or modules, named below rmsnorm_course.
 LAYERS = (
-    ("core", "cache"),
+    ("core", "cache", "imports"),
     ("studies",),
-    ("grading", "grading.reading", "grading.kinds", "grading.errors", "grading.untrusted", "grading.toml_reader",
-     "grading.imports"),
+    ("grading", "grading.reading", "grading.kinds", "grading.errors", "grading.untrusted", "grading.toml_reader"),
     ("questions",),
     ("grading.key", "grading.misconceptions", "grading.feedback", "grading.answers", "grading.saved_answers",
      "grading.withheld"),

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 import tiny_llama
 
-from rmsnorm_course import RMSNormError
+from rmsnorm_course import RMSNormError, cache
 from rmsnorm_course.__main__ import main
+from rmsnorm_course.imports import imported_files
 from rmsnorm_course.studies import llama, real_model, smollm2
 from rmsnorm_course.studies.precision import to_bfloat16
 
@@ -108,7 +109,7 @@ class Counted:
 
 
 def test_a_kept_value_is_computed_once_then_read(tmp_path, monkeypatch):
-    monkeypatch.setenv(real_model.CACHE_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     compute = Counted()
     first = real_model.kept("test", "question", "weights", compute, real_model.Prediction)
     again = real_model.kept("test", "question", "weights", compute, real_model.Prediction)
@@ -121,7 +122,7 @@ def test_a_kept_value_is_computed_once_then_read(tmp_path, monkeypatch):
 @pytest.mark.parametrize("setting", ["off", ""])
 def test_off_or_empty_keeps_nothing(tmp_path, monkeypatch, setting):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv(real_model.CACHE_VARIABLE, setting)
+    monkeypatch.setenv(cache.VARIABLE, setting)
     compute = Counted()
     for _ in range(2):
         real_model.kept("test", "question", "weights", compute, real_model.Prediction)
@@ -129,7 +130,7 @@ def test_off_or_empty_keeps_nothing(tmp_path, monkeypatch, setting):
 
 
 def test_a_damaged_kept_file_is_computed_again(tmp_path, monkeypatch):
-    monkeypatch.setenv(real_model.CACHE_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     compute = Counted()
     real_model.kept("test", "damaged", "weights", compute, real_model.Prediction)
     (kept,) = tmp_path.glob("smollm2-test-*.npz")
@@ -139,13 +140,18 @@ def test_a_damaged_kept_file_is_computed_again(tmp_path, monkeypatch):
 
 
 def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
-    for folder in real_model.SOURCES:
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "module.py").write_text("x = 1\n")
-    monkeypatch.setattr(real_model, "PACKAGE", tmp_path)
+    module = tmp_path / "module.py"
+    module.write_text("x = 1\n")
+    monkeypatch.setattr(real_model, "imported_files", lambda modules: {"rmsnorm_course.module": module})
     before = real_model.fingerprint("test", "question", "weights")
-    (tmp_path / "studies" / "module.py").write_text("x = 2\n")
+    module.write_text("x = 2\n")
     assert real_model.fingerprint("test", "question", "weights") != before
+
+
+def test_the_key_covers_every_module_the_measurements_run():
+    assert {"rmsnorm_course.studies.llama", "rmsnorm_course.core.fastpath"} <= set(
+        imported_files([real_model.__name__])
+    )
 
 
 # --- on the real model ------------------------------------------------------------------------

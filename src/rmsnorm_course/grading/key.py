@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from ..cache import folder as cache_folder
+from ..imports import imported_files
 from ..questions.registry import EXERCISES, Exercise, Solution
 from .errors import AnswerKeyWarning
-from .imports import imported_files
 from .untrusted import visible
 
 PACKAGE = "rmsnorm-course"

@@ -37,14 +37,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import cache
 from ..core.errors import RMSNormError
 from ..core.rmsnorm import rms_norm
+from ..imports import imported_files
 from . import llama, smollm2
 from .block import fold_gain
 from .formulas import layer_norm_formula, rms_norm_formula
 from .modern import SHARE, partial_error, values_read
 from .precision import to_bfloat16
-from .training import CACHE_VARIABLE
 
 PROMPTS = (
     "The capital of France is",
@@ -368,12 +369,7 @@ def measurements(prompts: tuple[str, ...] = PROMPTS) -> Measurements:
 
 def cache_folder() -> Path | None:
     """The folder ``RMSNORM_COURSE_CACHE`` names; None (keep nothing) when it is unset, empty or ``off``."""
-    folder = os.environ.get(CACHE_VARIABLE, "")
-    return None if folder in ("", "off") else Path(folder)
-
-
-PACKAGE = Path(__file__).resolve().parents[1]
-SOURCES = ("core", "studies")  # the package's folders whose source every kept value depends on
+    return cache.folder()
 
 
 def fingerprint(kind: str, question: str, weights: str) -> str:
@@ -382,8 +378,8 @@ def fingerprint(kind: str, question: str, weights: str) -> str:
     digest = hashlib.sha256(
         "\n".join([kind, question, weights, sys.version, platform.machine(), *versions]).encode("utf-8")
     )
-    for source in sorted(path for folder in SOURCES for path in (PACKAGE / folder).glob("*.py")):
-        digest.update(source.read_bytes())
+    for name, source in sorted(imported_files([__name__]).items()):  # the code that computes it, found by import
+        digest.update(name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:20]
 
 
