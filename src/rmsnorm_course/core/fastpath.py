@@ -227,9 +227,10 @@ def rms_norm_backward_blocked(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(grad_x, grad_gain)`` as in ``rms_norm_backward``, block by block, in ``reference.gradients``'s steps.
 
-    grad_x is the reference's bit for bit. grad_gain sums every row in float64: block by
-    block here, all at once there, so beyond one block the two agree to float64's
-    rounding. ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
+    grad_x is the reference's bit for bit, and so is grad_gain of one block. grad_gain sums
+    every row: here each block's rows in the compute dtype and the blocks' sums in float64,
+    there all rows in the compute dtype, so beyond one block the two agree to rounding.
+    ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
     """
     size = BLOCK_BYTES if block_bytes is None else block_bytes
     x, gain, eps = checked_request(x, gain, eps)
@@ -239,7 +240,7 @@ def rms_norm_backward_blocked(
     inputs, upstreams, targets = (array.reshape(-1, width) for array in (x, grad_output, grad_x))
 
     step = max(1, min(rows_per_block(x, working, size), targets.shape[0]))
-    normalized, terms = np.empty((step, width), working), np.empty((step, width), working)
+    normalized = np.empty((step, width), working)
     sums, dots, inverse, scale = np.empty(step), np.empty(step), np.empty(step, working), np.empty(step, working)
     converted_x = None if _as_they_are(inputs, working) else np.empty((step, width), working)
     converted_up = None if grad_output.dtype == working else np.empty((step, width), working)
@@ -264,15 +265,14 @@ def rms_norm_backward_blocked(
                 check_once()  # raises, naming the row, if the reference would
                 _, redone_r, redone = normalize_rescaled(block[careful], eps)
                 r[careful], xhat[careful] = redone_r[:, 0], redone
-            np.multiply(upstream, xhat, out=terms[:n])
-            products = row_dots(terms[:n], gain, dots[:n])
+            result = targets[rows] if in_place else scratch[:n]
+            u = np.multiply(upstream, gain, out=result)
+            products = row_dots(u, xhat, dots[:n])
             if not np.isfinite(np.add.reduce(products)):
                 check_once()  # a NaN or infinity in grad_output, or one that did not fit the compute dtype
-            grad_gain += np.add.reduce(terms[:n], axis=0, dtype=np.float64)
+            grad_gain += np.einsum("ij,ij->j", upstream, xhat)
             c = projection_scale(products, r, width, scale[:n])[:, None]
-            result = targets[rows] if in_place else scratch[:n]
-            np.multiply(upstream, gain, out=result)
-            np.multiply(result, r[:, None], out=result)  # u * r
+            np.multiply(u, r[:, None], out=result)  # u * r
             np.subtract(result, np.multiply(xhat, c, out=xhat), out=result)  # u * r - x-hat * c
             if not in_place:
                 np.copyto(targets[rows], result, casting="same_kind")

@@ -138,26 +138,25 @@ def normalize_rescaled(rows: np.ndarray, eps: float) -> tuple[np.ndarray, np.nda
 def gradients(x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The closed-form backward in the compute dtype, as ``rms_norm_backward``'s docstring derives it.
 
-    With r = 1/RMS and x-hat from ``normalize``, u = grad_output * g and
-    Q = grad_output * x-hat: mean(u * x-hat) = (Q . g) / d, taken by ``row_dots``, and
+    With r = 1/RMS and x-hat from ``normalize`` and u = grad_output * g, in the order the
+    blocked kernel takes too:
 
-        grad_x    = u * r - x-hat * c,   c = r * mean(u * x-hat), rounded once
-        grad_gain = the sum of Q over every row, in float64 (rounded by the caller)
-
-    which is r * (u - x-hat * mean(u * x-hat)), in the order the blocked kernel takes too.
+        grad_x    = u * r - x-hat * c,   c = r * mean(u * x-hat), from ``row_dots``, rounded once
+        grad_gain = the sum of grad_output * x-hat over every row, one row after another
     """
     width = x.shape[-1]
     _, inverse, normalized = normalize(x, eps)
     rows, r = normalized.reshape(-1, width), inverse.reshape(-1, 1)
     upstream = grad_output.reshape(-1, width)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # what overflows, overflowed in the formula too
-        terms = upstream * rows
-        c = projection_scale(row_dots(terms, gain), r[:, 0], width)[:, None]
-        grad_x = upstream * gain * r - rows * c
-    return grad_x.reshape(x.shape), np.add.reduce(terms, axis=0, dtype=np.float64)
+        u = upstream * gain
+        c = projection_scale(row_dots(u, rows), r[:, 0], width)[:, None]
+        grad_x = u * r - rows * c
+        grad_gain = np.einsum("ij,ij->j", upstream, rows)
+    return grad_x.reshape(x.shape), grad_gain
 
 
 def projection_scale(dots: np.ndarray, r: np.ndarray, width: int, into: np.ndarray | None = None) -> np.ndarray:
-    """c = r * mean(u * x-hat) of each row from its ``dots`` Q . g: in float64, rounded once to r's dtype."""
+    """c = r * mean(u * x-hat) of each row from its ``dots`` u . x-hat: in float64, rounded once to r's dtype."""
     into = np.empty(r.shape, r.dtype) if into is None else into
     return np.multiply(r, dots / width, out=into, casting="same_kind")

@@ -70,13 +70,13 @@ def rms_norm_backward(
 
     Both come back in the input's dtype. Inputs from ``fastpath.BACKWARD_BLOCKS_FROM``
     bytes up take the blocked fast path: its grad_x is the same bit for bit, and so is
-    its grad_gain up to one block; beyond, grad_gain is summed block by block, in
-    float64, and agrees to that rounding.
+    its grad_gain up to one block; beyond, grad_gain is summed block by block, the
+    blocks' sums in float64, and agrees to rounding.
     """
     if fastpath.worth_blocking(x, grad_output):
         return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
     x, gain, eps, out_dtype = validated(x, gain, eps)
     grad_output = validated_upstream(grad_output, x)
-    grad_x, grad_gain = gradients(x, gain, eps, grad_output)  # grad_gain in float64, rounded once here
+    grad_x, grad_gain = gradients(x, gain, eps, grad_output)
     with np.errstate(over="ignore"):  # float16 may not hold a gradient, on either path
         return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype)
