@@ -10,7 +10,9 @@ from hypothesis.extra import numpy as hnp
 
 from rmsnorm_course import RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core import fastpath
+from rmsnorm_course.core.checks import validated, validated_upstream
 from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.core.reference import gradients
 
 settings.register_profile("course", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("course")
@@ -178,3 +180,22 @@ def same_bits(got, expected) -> bool:
         and np.array_equal(got, expected, equal_nan=True)
         and np.array_equal(np.signbit(got), np.signbit(expected))
     )
+
+
+@settings(max_examples=200)
+@given(requests(), st.sampled_from(["whole", None, 1, 4096]), st.integers(0, 2**32 - 1))
+def test_the_blocked_backward_gives_the_reference_s_grad_x_bits(request, block_bytes, seed):
+    x, gain, eps = request
+    upstream = np.random.default_rng(seed).standard_normal(x.shape)
+    whole = block_bytes == "whole"
+    block_bytes = 8 * x.size + 8 if whole else block_bytes  # "whole": one block holds every row
+    try:
+        x_, gain_, eps_, out_dtype = validated(x, gain, eps)
+        expected = gradients(x_, gain_, eps_, validated_upstream(upstream, x_))
+    except RMSNormError:
+        return  # the refusals are the forward's, held above
+    with np.errstate(all="ignore"):
+        grad_x, grad_gain = fastpath.rms_norm_backward_blocked(x, gain, eps, upstream, block_bytes=block_bytes)
+        assert same_bits(grad_x, expected[0].astype(out_dtype))
+        if whole:  # one block: grad_gain too
+            assert same_bits(grad_gain, expected[1].astype(out_dtype))
