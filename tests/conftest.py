@@ -9,11 +9,17 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import configuration
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+# What Hypothesis keeps between runs goes to a temporary folder, not to .hypothesis/ in the repository.
+configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "rmsnorm-course-hypothesis")
 
 
 @pytest.fixture

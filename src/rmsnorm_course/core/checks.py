@@ -148,7 +148,7 @@ def check_gain(gain: npt.ArrayLike) -> np.ndarray:
         raise GainShapeError(f"gain has shape {gain.shape}; expected rank one, shape (d,)")
     if gain.shape[0] == 0:
         raise EmptyFeatureWidth("gain has width 0; expected a feature width >= 1")
-    with np.errstate(over="ignore"):  # a sum that overflows is looked at value by value below
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is looked at value by value below
         if math.isfinite(np.add.reduce(gain)):  # a finite sum has no NaN or infinity in it: one cheap pass
             return gain
     finite = np.isfinite(gain)
@@ -196,7 +196,7 @@ def checked_request(x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float) ->
 def narrowed(array: np.ndarray, working: np.dtype, what: str) -> np.ndarray:
     """A finite ``array`` in the compute dtype, or NonFiniteValue where a value is too large for it (a float64 gain
     for a float32 input)."""
-    with np.errstate(over="ignore"):  # a value or a sum that overflows is looked at value by value below
+    with np.errstate(over="ignore", invalid="ignore"):  # a value or a sum that overflows is looked at below
         converted = array.astype(working, copy=False)
         if array.dtype.itemsize <= working.itemsize or math.isfinite(np.add.reduce(converted, axis=None)):
             return converted
