@@ -362,6 +362,12 @@ def test_a_masked_array_is_refused_rather_than_read_without_its_mask(where):
     assert masked.mask.tolist() == [False, False, True] and masked.data[2] == 100.0
 
 
+def test_a_large_masked_upstream_is_refused_on_the_blocked_path_too():
+    x = np.ones((256, 256))
+    upstream = np.ma.masked_array(np.ones_like(x), mask=np.eye(256, dtype=bool))
+    rejects(errors.MaskedArrayError, lambda: rms_norm_backward(x, None, EPS, upstream), "grad_output is a masked")
+
+
 def test_a_float64_gain_too_large_for_a_float32_input_is_refused():
     """Before, it became infinity in float32, and the output with it."""
     x = np.ones((2, 3), np.float32)

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-from .checks import check_values, checked_request, output_dtype, validated_upstream
+from .checks import as_real_array, check_values, checked_request, output_dtype, validated_upstream
 from .errors import MaskedArrayError, OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .machine import cache_bytes
 from .reference import (
@@ -74,7 +74,8 @@ def worth_blocking(*arrays: object) -> bool:
     """
     first = arrays[0]
     same_kind = all(
-        type(array) is np.ndarray and array.dtype.kind in "biuf" and array.shape == np.shape(first) for array in arrays
+        isinstance(array, np.ndarray) and array.dtype.kind in "biuf" and array.shape == np.shape(first)
+        for array in arrays
     )
     return same_kind and first.nbytes >= BACKWARD_BLOCKS_FROM
 
@@ -234,6 +235,7 @@ def rms_norm_backward_blocked(
     """
     size = BLOCK_BYTES if block_bytes is None else block_bytes
     x, gain, eps = checked_request(x, gain, eps)
+    grad_output = as_real_array(grad_output, "grad_output")  # a masked one is refused, not read without its mask
     width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
     grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width)
     in_place = dtype == working  # each block's gradient is written straight into grad_x
