@@ -59,7 +59,11 @@ def shown(value: object) -> str:
         text = repr(value)
     except ValueError:  # an int with more digits than Python will print
         return f"an int of {value.bit_length()} bits"
-    return text if len(text) <= 40 else f"{text[:12]}...{text[-6:]} ({len(text)} characters)"
+    if len(text) <= 40:
+        return text
+    if isinstance(value, int):
+        return f"an int of {len(text.lstrip('-'))} digits"
+    return f"{text[:24]} (cut short: {len(text)} characters)"
 
 
 def check_eps(eps: float) -> float:
