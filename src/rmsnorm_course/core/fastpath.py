@@ -60,6 +60,12 @@ def block_bytes(cache: int | None = None) -> int:
 
 
 BLOCK_BYTES = block_bytes()
+BACKWARD_SHARE = 8  # backward blocks are this share of the forward's: x, grad_output, x-hat, grad_x stay in cache
+
+
+def backward_block_bytes() -> int:
+    """The backward's block: ``BLOCK_BYTES / BACKWARD_SHARE``, and no smaller than ``BLOCK_RANGE`` allows."""
+    return max(BLOCK_BYTES // BACKWARD_SHARE, BLOCK_RANGE[0])
 
 
 BACKWARD_BLOCKS_FROM = 64 * 1024  # bytes: from here up the backward's reused scratch beats the formula's temporaries
@@ -233,7 +239,7 @@ def rms_norm_backward_blocked(
     there all rows in the compute dtype, so beyond one block the two agree to rounding.
     ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
     """
-    size = BLOCK_BYTES if block_bytes is None else block_bytes
+    size = backward_block_bytes() if block_bytes is None else block_bytes
     x, gain, eps = checked_request(x, gain, eps)
     grad_output = as_real_array(grad_output, "grad_output")  # a masked one is refused, not read without its mask
     width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
