@@ -516,6 +516,7 @@ def test_the_forced_cache_report_gives_its_block_size(reported_cache, request):
     forced = request.node.callspec.params["reported_cache"]
     expected = fastpath.block_bytes(machine.cache_bytes(2) if forced is None else forced)
     assert reported_cache == fastpath.BLOCK_BYTES == expected
+    assert fastpath.BLOCK_RANGE[0] <= fastpath.backward_block_bytes() <= reported_cache  # four arrays in the cache
 
 
 def describe_caches(folder, caches):
