@@ -13,7 +13,7 @@ BROWSER_STAMP := $(VENV)/.installed-browser
 # tests and the unit tests, run side by side, train them once (studies/training.py).
 export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
 
-.PHONY: book test test-package test-e2e test-browser lab lint report grade grade-class bench baseline clean check-python
+.PHONY: book test test-package test-e2e test-browser lab lint report grade grade-class bench bench-check clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
 check-python:
@@ -39,19 +39,19 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --path-output . -n -W --keep-going
 
 # The book builds while the package's tests and notebooks run (they need no built page),
-# the tests spread over both cores, a notebook's cells kept together; then, alone on the
-# machine, the tests of the built HTML and the kernel's speed against its baseline.
-# A failed build, or any failed test, fails the run. The end-to-end tests (marked
-# end_to_end: real grader runs over a class, nested book builds) are left to make test-e2e.
+# the tests spread over both cores, a notebook's cells kept together; then the tests of the
+# built HTML. A failed build, or any failed test, fails the run. Nothing here is timed (the
+# kernel's speed is make bench's), and nothing installs or builds outside a temporary folder
+# but the book itself; the end-to-end tests (marked end_to_end: real grader runs over a
+# class, make run on a copy of the repository, nested book builds) are left to make test-e2e.
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 book test-package
-	$(BIN)/python -m pytest $(BOOK_TESTS) $(SPEED_TESTS) -m "not end_to_end"
+	$(BIN)/python -m pytest $(BOOK_TESTS) -m "not end_to_end"
 	$(BIN)/ruff check .
 
 BOOK_TESTS := tests/test_book.py
-SPEED_TESTS := tests/test_speed.py
 test-package: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS) --ignore $(SPEED_TESTS)
+	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS)
 
 # The slow end-to-end tests: .ci/run runs them after make test. They hold the model's forward
 # pass to an independent implementation, installed for them (requirements-e2e.txt).
@@ -109,20 +109,23 @@ grade-class: $(STAMP)
 		$${GRADE_TITLE:+"--title=$$GRADE_TITLE"} $${GRADE_NOTE:+"--note-file=$$GRADE_NOTE"} -- "$$GRADE_DIR"
 
 # Speed and memory against the copy limit, the peers and earlier kernels (AGAINST="d6ff2ee 0ce97f5";
-# by default the commit before the kernel last changed, and d6ff2ee), the block size, and
-# rms_norm against the formula at every size from 4 KiB to 32 MiB; one thread. Then 300 answer
-# files graded in one run against one grader run per file, one student's `make grade` with the
-# answer key kept, and a clean build with its slowest pages.
+# by default the commit before the kernel last changed, and d6ff2ee), the block size, rms_norm
+# against the formula at every size from 4 KiB to 32 MiB, and the regression check's ratios
+# against the kernel of a named commit (bench.py's REGRESSION_BASE, or NAMED=commit); one
+# thread. Then 300 answer files graded in one run against one grader run per file, one
+# student's `make grade` with the answer key kept, and a clean build with its slowest pages.
 ONE_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 bench: $(STAMP)
-	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py $(if $(AGAINST),--against $(AGAINST))
+	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py $(if $(AGAINST),--against $(AGAINST)) $(if $(NAMED),--named $(NAMED))
 	$(BIN)/python benchmarks/grade_class.py
 	$(BIN)/python benchmarks/grade_one.py
 	$(BIN)/python benchmarks/book_build.py
 
-# The kernel's speed ratios on this machine, saved as the baseline tests/test_speed.py holds.
-baseline: $(STAMP)
-	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py --baseline
+# The regression check alone (.ci/run runs it): today's kernel and the named commit's, timed side
+# by side in one run; it fails only where a case is over 1.25 times the named kernel's time in
+# each of five tries.
+bench-check: $(STAMP)
+	$(ONE_THREAD) $(BIN)/python benchmarks/bench.py --check $(if $(NAMED),--named $(NAMED))
 
 clean:
 	rm -rf _build

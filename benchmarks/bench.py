@@ -15,21 +15,23 @@ rounds) beside the times:
 3. The size sweep, 4 KiB to 32 MiB in float32 and float64: rms_norm against the
    formula at every size, and each earlier kernel beside it.
 4. The targets, each [met] or [GAP] with its figure.
-5. The ratios the regression test holds (tests/test_speed.py), against the saved
-   baseline (benchmarks/baseline.json); ``--save-baseline`` writes them there, and
-   ``--baseline`` (``make baseline``) measures and writes only them.
+5. The regression check: today's kernel beside the kernel of ``REGRESSION_BASE``, a
+   named earlier commit loaded the same way, case by case, as the time of one over
+   the other's in the same rounds. ``--check`` runs only this and fails (exit 1) on a
+   clear regression: a case more than ``SLOWER`` times the named kernel's time in each
+   of ``TRIES`` tries. Nothing is compared with figures saved on another machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import platform
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -42,7 +44,6 @@ from rmsnorm_course.studies import cost
 from rmsnorm_course.studies.cost import (
     Spread,
     Timings,
-    kernel_ratios,
     layer_norm_formula,
     layer_norm_formula_backward,
     peak_extra_bytes,
@@ -53,9 +54,11 @@ from rmsnorm_course.studies.cost import (
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = "src/rmsnorm_course/core/fastpath.py"
-BASELINE = ROOT / "benchmarks" / "baseline.json"
 FASTEST_BEFORE = "d6ff2ee"  # the kernel before the busy-machine change (107c449), the fastest until then
-SHAPES = ((16, 128, 512), cost.LARGE_SHAPE)
+REGRESSION_BASE = "7898fcb"  # the kernel before one arithmetic joined rms_norm and rms_norm_forward: the speed to keep
+SLOWER = 1.25  # the regression check: a case fails when today's kernel takes more than this times the named one's...
+TRIES = 5  # ...time in each of this many tries, each measured side by side in interleaved rounds
+SHAPES = ((16, 128, 512), (4, 2048, 4096))  # the second: 128 MiB of float32, a model-sized batch beyond every cache
 LARGE = SHAPES[-1]
 DTYPES = (np.float32, np.float64)
 EPS = 1e-5
@@ -319,47 +322,88 @@ class Targets:
         print("\n".join(self.lines))
 
 
-# --- 5. the regression ratios -------------------------------------------------------------
+# --- 5. the regression check ---------------------------------------------------------------
+
+TODAY, NAMED = "today", "named"
 
 
-def regression(kernels: list[Kernel], save: bool, repeats: int) -> None:
-    """The regression test's ratios now (three runs), and for each earlier kernel, against the saved baseline.
+@dataclass(frozen=True)
+class Case:
+    """One call, made by today's kernel and by the named one on the same arrays."""
 
-    A baseline is each ratio's median over the three runs: a typical figure, not a
-    lucky one, since the test takes the best of its tries.
+    name: str
+    today: Callable[[], object]
+    named: Callable[[], object]
+    number: int = 1  # calls per timed sample, so that a call of microseconds is timed over a span
+
+
+def regression_cases(kernel: Kernel) -> list[Case]:
+    """Where a kernel has gone wrong before: a model-sized batch, forward and backward, and two cache-sized inputs."""
+    rng = np.random.default_rng(0)
+    x, grad_output = (rng.standard_normal(LARGE).astype(np.float32) for _ in range(2))
+    gain, out = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32), np.empty_like(x)
+    cases = [
+        Case("128 MiB float32 forward into out", lambda: rms_norm(x, gain, EPS, out=out),
+             lambda: kernel.forward(x, gain, EPS, out)),
+        Case("128 MiB float32 backward", lambda: rms_norm_backward(x, gain, EPS, grad_output),
+             lambda: kernel.backward(x, gain, EPS, grad_output)),
+    ]  # fmt: skip
+    for nbytes, dtype, rows in ((2**20, np.float64, 128), (4096, np.float32, 1)):
+        small = rng.standard_normal((rows, nbytes // rows // np.dtype(dtype).itemsize)).astype(dtype)
+        small_gain = rng.uniform(0.5, 1.5, small.shape[-1]).astype(dtype)
+        name = f"{binary_size(nbytes)} {np.dtype(dtype).name}, rows of {small.shape[-1]}, forward"
+        today, named = partial(rms_norm, small, small_gain, EPS), partial(kernel.forward, small, small_gain, EPS, None)
+        cases.append(Case(name, today, named, cost.SAMPLE_BYTES // nbytes))
+    return cases
+
+
+def regression(kernel: Kernel, repeats: int, tries: int = TRIES) -> list[str]:
+    """Each case's time with today's kernel over its time with ``kernel``, try by try; the cases that regressed.
+
+    A case regressed when it was more than ``SLOWER`` times the named kernel's time in
+    every one of ``tries`` tries (a burst of load on a shared machine slows one try, not
+    all of them); a case stops being tried once one try is within that.
     """
-    runs = [kernel_ratios(repeats=repeats or 7) for _ in range(3)]
-    now = {name: float(np.median([run[name].median for run in runs])) for name in runs[0]}
-    earlier = {kernel.name: kernel_ratios(kernel.forward, kernel.backward, repeats or 7) for kernel in kernels}
-    baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
-    print(f"\nRegression ratios (lower is faster; tests/test_speed.py fails one {TOLERANCE_TEXT} its baseline)")
-    header = f"  {'ratio':52} {'baseline':>8} {'now: 3 runs':>18} {'median':>6}"
-    print(header + "".join(f" {name:>22}" for name in earlier))
-    for name, median in now.items():
-        saved = baseline.get(name)
-        flag = "" if saved is None else "  [WORSE]" if median > (1 + TOLERANCE) * saved else "  [ok]"
-        figures = "/".join(f"{run[name].median:.2f}" for run in runs)
-        line = f"  {name:52} {'-' if saved is None else f'{saved:.2f}':>8} {figures:>18} {median:6.2f}"
-        print(line + "".join(f" {spread(ratios[name]):>22}" for ratios in earlier.values()) + flag)
-    if save:
-        BASELINE.write_text(json.dumps({name: round(median, 3) for name, median in now.items()}, indent=1) + "\n")
-        print(f"  saved as the baseline: {BASELINE.relative_to(ROOT)}")
+    cases = regression_cases(kernel)
+    ratios: dict[str, list[Spread]] = {case.name: [] for case in cases}
+    pending = list(cases)
+    for _ in range(tries):
+        for case in pending:
+            measured = timings({TODAY: case.today, NAMED: case.named}, repeats, warmup=1, number=case.number)
+            ratios[case.name].append(measured.ratio(TODAY, NAMED))
+        pending = [case for case in pending if ratios[case.name][-1].median > SLOWER]
+        if not pending:
+            break
+    print(f"\nRegression check: today's kernel against {kernel.name}, side by side in each round")
+    print(f"  (time today / time then, median [lowest-highest round], per try; a case fails when it is over {SLOWER}")
+    print(f"  in each of {tries} tries)")
+    for case in cases:
+        verdict = "REGRESSED" if case in pending else "ok"
+        print(f"  {case.name:44} [{verdict}] " + "  ".join(spread(ratio) for ratio in ratios[case.name]))
+    return [case.name for case in pending]
 
 
-TOLERANCE = 0.25  # tests/test_speed.py: a ratio may grow this much over its baseline
-TOLERANCE_TEXT = "that grows more than 25% over"
+def check(commit: str, repeats: int) -> int:
+    """``--check``: the regression check alone; 1 on a clear regression, else 0 (with a word when nothing was timed)."""
+    kernels = kernels_against([commit])
+    if not kernels:
+        print(f"The regression check timed nothing: the kernel at {commit} could not be loaded from git history.")
+        return 0
+    regressed = regression(kernels[0], repeats or 7)
+    if regressed:
+        print(f"Slower than the kernel at {kernels[0].commit} in every try: " + "; ".join(regressed))
+    return 1 if regressed else 0
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=0, help="rounds per table (default: 7 large, 15 to 21 small)")
     parser.add_argument("--against", nargs="*", default=None, help="earlier commits whose kernel to time beside")
-    parser.add_argument("--save-baseline", action="store_true", help="write the regression ratios as the baseline")
-    parser.add_argument("--baseline", action="store_true", help="only measure the regression ratios and save them")
+    parser.add_argument("--named", default=REGRESSION_BASE, help="the commit whose kernel the regression check holds")
+    parser.add_argument("--check", action="store_true", help="only the regression check: exit 1 on a clear regression")
     args = parser.parse_args(argv)
-    if args.baseline:
-        regression([], save=True, repeats=args.repeats)
-        return 0
+    if args.check:
+        return check(args.named, args.repeats)
     torch = load_torch()
     threads = {k: os.environ.get(k, "unset") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
@@ -379,7 +423,11 @@ def main(argv=None) -> int:
     block_sweep(args.repeats)
     size_sweep(targets, kernels, args.repeats)
     targets.print()
-    regression(kernels, args.save_baseline, args.repeats)
+    named = kernels_against([args.named])
+    if named:
+        regression(named[0], args.repeats or 7)
+    else:
+        print(f"\n(the kernel at {args.named} could not be loaded, so there is no regression check)")
     return 0
 
 

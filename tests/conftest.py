@@ -5,7 +5,21 @@ forms an answer can be written in), highprecision.py (the exact reference), book
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import pytest
+from hypothesis import configuration
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# What Hypothesis keeps between runs goes to a temporary folder, not to .hypothesis/ in the repository.
+configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "rmsnorm-course-hypothesis")
 
 
 @pytest.fixture
@@ -13,3 +27,27 @@ def in_a_folder_of_its_own(tmp_path, monkeypatch):
     """Relative outputs (a gradebook, feedback pages) land in the test's own folder."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def make_on_a_copy(tmp_path):
+    """``make`` run on a copy of what its grading targets read (the Makefile and exercises/), in a temporary folder.
+
+    The copy's environment is the one running the tests (``VENV`` is its prefix, and
+    ``-o`` tells make never to remake its install stamp), so the run installs nothing
+    and writes nothing into the repository, whatever the checkout holds.
+    """
+    copy = tmp_path / "repository"
+    copy.mkdir()
+    shutil.copy2(ROOT / "Makefile", copy / "Makefile")
+    shutil.copytree(ROOT / "exercises", copy / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    prefix = Path(sys.prefix)
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("MAKE")}
+
+    def make(*arguments: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess:
+        command = ["make", "--no-print-directory", "-C", str(copy), f"VENV={prefix}", "-o", str(prefix / ".installed")]
+        return subprocess.run(
+            [*command, *arguments], capture_output=True, text=True, cwd=cwd, env=environment, timeout=600
+        )
+
+    return make

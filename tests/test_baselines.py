@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from rmsnorm_course.core import errors
 from rmsnorm_course.core.baselines import batch_norm_train, layer_norm
 
 
@@ -26,3 +28,33 @@ def test_layernorm_is_per_example_and_centered():
 
 def test_layernorm_keeps_float32():
     assert layer_norm(np.ones((2, 3), dtype=np.float32)).dtype == np.float32
+
+
+def test_the_baselines_check_eps_as_rms_norm_does():
+    """Before, 10**400 escaped as OverflowError and a negative eps gave NaN."""
+    for baseline in (batch_norm_train, layer_norm):
+        for eps in (10**400, -1.0, float("nan"), "1e-5"):
+            with pytest.raises(errors.InvalidEpsilon):
+                baseline([[1.0, 3.0], [5.0, 7.0]], eps)
+
+
+def test_an_eps_that_rounds_to_zero_in_float32_is_refused_for_a_float32_layer_norm():
+    """Before, a constant float32 row with eps = 1e-46 gave 0 / 0 = NaN."""
+    with pytest.raises(errors.InvalidEpsilon, match="too small for float32"):
+        layer_norm(np.ones((2, 3), np.float32), 1e-46)
+
+
+def test_eps_zero_with_a_constant_example_or_feature_is_refused_not_turned_into_nan():
+    with pytest.raises(errors.ZeroEnergyRow, match="example 1 has variance 0 over its features"):
+        layer_norm([[1.0, 3.0], [2.0, 2.0]], 0.0)
+    with pytest.raises(errors.ZeroEnergyRow, match="feature 0 has variance 0 across the batch"):
+        batch_norm_train([[1.0, 3.0], [1.0, 5.0]], 0.0)
+    np.testing.assert_allclose(layer_norm([[1.0, 3.0]], 0.0), [[-1.0, 1.0]])
+
+
+def test_the_baselines_refuse_masked_and_complex_input():
+    for baseline in (batch_norm_train, layer_norm):
+        with pytest.raises(errors.MaskedArrayError):
+            baseline(np.ma.masked_array([[1.0, 3.0], [5.0, 7.0]], mask=[[0, 0], [0, 1]]))
+        with pytest.raises(errors.UnsupportedDtype):
+            baseline(np.array([[1 + 2j, 3.0], [5.0, 7.0]]))

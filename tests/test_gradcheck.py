@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fractions
+
 import numpy as np
 import pytest
 
@@ -45,3 +47,17 @@ def test_settings_must_be_positive(step, tolerance):
 def test_shapes_must_agree():
     with pytest.raises(GradientCheckError, match="expected the same shape"):
         gradient_check(cubic, [1.0, 2.0], [3.0])
+
+
+@pytest.mark.parametrize(
+    "step", [10**400, True, "1e-6", fractions.Fraction(1, 10**400)], ids=["1e400", "True", "text", "1e-400"]
+)
+def test_settings_that_are_no_positive_float_are_refused(step):
+    """Before, 10**400 escaped as OverflowError and True was taken as a step of 1."""
+    with pytest.raises(GradientCheckError, match="step"):
+        gradient_check(cubic, [1.0], [3.0], step)
+
+
+def test_settings_of_any_real_type_are_read_as_floats():
+    report = gradient_check(cubic, [1.0], [3.0], np.float32(1e-3), fractions.Fraction(1, 100))
+    assert report.passed and type(report.step) is float and report.tolerance == 0.01

@@ -343,17 +343,14 @@ def test_check_names_a_hostile_value_by_its_type(tmp_path):
     assert AnswerSheet.read(tmp_path / "absent.toml").unreadable.startswith("cannot open")
 
 
-def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path):
+def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path, make_on_a_copy):
     """The name a browser gives a second download, spaces, and text that make or a shell would run."""
     for name in ("my answers (1) $(shell touch PWNED-make).toml", "`touch PWNED-shell`.toml"):
         answers = tmp_path / name
         answers.write_text(ONE_RIGHT, encoding="utf-8")
-        run = subprocess.run(
-            ["make", "--no-print-directory", "-C", str(ROOT), "grade", f"ANSWERS={answers}"],
-            capture_output=True, text=True, cwd=tmp_path, timeout=600,
-        )  # fmt: skip
+        run = make_on_a_copy("grade", f"ANSWERS={answers}")
         assert run.stdout.strip().splitlines()[-1] == f"score: 1/{M}", run.stdout[-2000:]
-    assert not list(tmp_path.glob("PWNED*")) and not list(ROOT.glob("PWNED*"))
+    assert not list(tmp_path.rglob("PWNED*")) and not list(ROOT.glob("PWNED*"))
 
 
 def test_the_grader_run_from_a_students_folder_imports_nothing_from_it(tmp_path):

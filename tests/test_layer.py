@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import RMSNorm, rms_norm
-from rmsnorm_course.core.errors import EmptyFeatureWidth, GainShapeError, InvalidEpsilon, ParameterNameError
+from rmsnorm_course.core.errors import (
+    EmptyFeatureWidth,
+    FeatureWidthTooLarge,
+    GainShapeError,
+    InvalidEpsilon,
+    ParameterNameError,
+)
 
 NAME = "decoder.block.0.attention_norm.gain"
 
@@ -64,3 +70,11 @@ def test_bad_eps_and_name_and_gain():
 
 def test_repr_names_the_layer():
     assert repr(RMSNorm(3, name=NAME)) == f"RMSNorm(width=3, eps=1e-05, name='{NAME}')"
+
+
+@pytest.mark.parametrize("width", [10**400, 2**62], ids=["1e400", "2**62"])
+def test_a_width_no_gain_can_have_is_an_rmsnorm_error(width):
+    """Before, 10**400 escaped as numpy's own ValueError, and 2**62 as a MemoryError."""
+    with pytest.raises(FeatureWidthTooLarge, match="no gain that wide fits") as caught:
+        RMSNorm(width)
+    assert len(str(caught.value)) < 300

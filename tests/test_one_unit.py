@@ -259,12 +259,9 @@ def test_a_name_the_shell_expanded_is_a_file_even_when_it_looks_like_an_option(t
     assert main(["grade", "--out", "out2", "--", *expanded]) == 0
 
 
-def test_make_grade_takes_a_name_that_begins_with_a_dash(tmp_path):
-    root = Path(__file__).resolve().parents[1]
+@pytest.mark.end_to_end  # make and a grader run, on a copy of the repository in a temporary folder
+def test_make_grade_takes_a_name_that_begins_with_a_dash(tmp_path, make_on_a_copy):
     for name in ("-rf.toml", "-p.toml"):
         (tmp_path / name).write_text("mean-square = 12.5\n", encoding="utf-8")
-        run = subprocess.run(
-            ["make", "--no-print-directory", "-C", str(root), "grade", f"ANSWERS={tmp_path / name}"],
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+        run = make_on_a_copy("grade", f"ANSWERS={tmp_path / name}")
         assert run.stdout.strip().splitlines()[-1].startswith("score: 1/"), run.stdout[-2000:] + run.stderr[-2000:]

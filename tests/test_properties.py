@@ -8,8 +8,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from rmsnorm_course import rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course import RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course.core import fastpath
+from rmsnorm_course.core.checks import validated, validated_upstream
 from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.core.reference import gradients
 
 settings.register_profile("course", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("course")
@@ -102,3 +105,97 @@ def test_extreme_magnitudes_against_high_precision(mantissas, magnitude, dtype):
     x = (np.array(mantissas) * magnitude).astype(dtype)
     y = rms_norm(x, eps=0.0)
     assert ulps_apart(y, exact_rms_norm(x, eps=0.0, dtype=dtype)) <= 4
+
+
+# --- one arithmetic: the fast path and the stages give the same bits -----------------------
+
+REAL_DTYPES = (np.float16, np.float32, np.float64, np.int32, np.uint8, np.bool_)
+
+
+def any_values(dtype):
+    """Every finite value ``dtype`` holds, subnormals and the largest included."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return st.floats(width=8 * dtype.itemsize, allow_nan=False, allow_infinity=False)
+    return hnp.from_dtype(dtype)
+
+
+@st.composite
+def requests(draw):
+    """An input of any real dtype (its rows now and then made wider than a chunk), a gain or none, an eps."""
+    dtype = draw(st.sampled_from(REAL_DTYPES))
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6))
+    x = draw(hnp.arrays(dtype, shape, elements=any_values(dtype)))
+    if draw(st.booleans()):
+        x[..., : max(1, shape[-1] // 2)] = 0  # rows that are partly or wholly zero
+    if draw(st.integers(0, 5)) == 0:
+        x = np.tile(x, 4100 // shape[-1] + 1)  # wider than a float32 chunk (4096) or a float64 one (1024)
+    gain_dtype = draw(st.sampled_from([np.float16, np.float32, np.float64]))
+    gain = draw(st.none() | hnp.arrays(gain_dtype, (x.shape[-1],), elements=any_values(gain_dtype)))
+    eps = draw(st.sampled_from([0.0, 1e-5, 1.0, 1e-300, 5e-324, 1e-40]) | st.floats(0, 1e300))
+    return x, gain, eps
+
+
+@settings(max_examples=400)
+@given(requests(), st.sampled_from([None, 1, 4096, 65536]))
+def test_rms_norm_gives_the_bits_of_rms_norm_forward(request, block_bytes):
+    x, gain, eps = request
+    try:
+        forward = rms_norm_forward(x, gain, eps)
+    except RMSNormError as refused:
+        with np.errstate(all="ignore"):
+            try:
+                fastpath.rms_norm_blocked(x, gain, eps, block_bytes=block_bytes)
+            except RMSNormError as error:
+                assert (type(error), str(error)) == (type(refused), str(refused))
+            else:
+                raise AssertionError(f"the fast path took what the stages refused: {refused}")
+        return
+    fast = fastpath.rms_norm_blocked(x, gain, eps, block_bytes=block_bytes)
+    assert same_bits(fast, forward.output)
+    if gain is None:
+        assert same_bits(fast, forward.normalized)
+
+
+@settings(max_examples=200)
+@given(
+    st.sampled_from([np.float16, np.float32, np.float64]).flatmap(
+        lambda dtype: hnp.arrays(dtype, st.tuples(st.integers(1, 3), st.integers(1, 6)), elements=any_values(dtype))
+    ),
+    st.sampled_from([0.0, 1e-5, 1e-30, 1.0]),
+)
+def test_every_finite_row_is_normalized_to_within_a_few_ulps_of_the_exact_value(x, eps):
+    assume(eps > 0 or nonzero_rows(x))
+    compute = np.float64 if x.dtype == np.float64 else np.float32
+    held = float(compute(eps))  # eps as the compute dtype holds it
+    exact = np.stack([exact_rms_norm(row, eps=held, dtype=x.dtype) for row in x])
+    assert ulps_apart(rms_norm(x, eps=eps), exact) <= (1 if x.dtype == np.float16 else 4)
+
+
+def same_bits(got, expected) -> bool:
+    """The same dtype, shape and values, NaNs where NaNs are and every zero's sign as it is."""
+    return (
+        got.dtype == expected.dtype
+        and got.shape == expected.shape
+        and np.array_equal(got, expected, equal_nan=True)
+        and np.array_equal(np.signbit(got), np.signbit(expected))
+    )
+
+
+@settings(max_examples=200)
+@given(requests(), st.sampled_from(["whole", None, 1, 4096]), st.integers(0, 2**32 - 1))
+def test_the_blocked_backward_gives_the_reference_s_grad_x_bits(request, block_bytes, seed):
+    x, gain, eps = request
+    upstream = np.random.default_rng(seed).standard_normal(x.shape)
+    whole = block_bytes == "whole"
+    block_bytes = 8 * x.size + 8 if whole else block_bytes  # "whole": one block holds every row
+    try:
+        x_, gain_, eps_, out_dtype = validated(x, gain, eps)
+        expected = gradients(x_, gain_, eps_, validated_upstream(upstream, x_))
+    except RMSNormError:
+        return  # the refusals are the forward's, held above
+    with np.errstate(all="ignore"):
+        grad_x, grad_gain = fastpath.rms_norm_backward_blocked(x, gain, eps, upstream, block_bytes=block_bytes)
+        assert same_bits(grad_x, expected[0].astype(out_dtype))
+        if whole:  # one block: grad_gain too
+            assert same_bits(grad_gain, expected[1].astype(out_dtype))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import decimal
 import fractions
 
 import numpy as np
 import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
-from rmsnorm_course import RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
+from rmsnorm_course import RMSNorm, RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core import errors
+from rmsnorm_course.core.tape import tape_rms_norm
 from rmsnorm_course.studies.thresholds import ROUNDING
 
 X, G, EPS = [3.0, 4.0], [1.5, 0.5], 1e-5
@@ -279,3 +281,96 @@ def test_long_double_is_refused_rather_than_computed_wrong(where):
     tiny = np.array([[np.longdouble(2) ** -16400, 0]])  # below float64's range, above long double's least
     rejects(errors.UnsupportedDtype, lambda: rms_norm(tiny, eps=0.0), "long double")
     assert big[0, 1] == np.longdouble("2e400")  # the input is untouched
+
+
+# --- eps as the compute dtype holds it; numbers of every type; masked arrays ---------------
+
+
+@pytest.mark.parametrize("eps", [1e-46, 1e-300, 4.9e-324])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_an_eps_that_rounds_to_zero_in_float32_is_refused_not_turned_into_nan(dtype, eps):
+    """Before, an all-zero row came back as NaN from every one of these calls."""
+    x = np.zeros((2, 4), dtype=dtype)
+    x[0] = 1.0
+    calls = {
+        "rms_norm": lambda: rms_norm(x, eps=eps),
+        "rms_norm_forward": lambda: rms_norm_forward(x, eps=eps),
+        "rms_norm_backward": lambda: rms_norm_backward(x, None, eps, np.ones_like(x)),
+        "the layer": lambda: RMSNorm(4, eps)(x),
+        "the tape": lambda: tape_rms_norm(x, None, eps),
+    }
+    for call in calls.values():
+        error = rejects(errors.InvalidEpsilon, call, f"eps = {eps!r} is too small for float32", "rounds to 0.0")
+        assert f"a {np.dtype(dtype).name} input" in str(error) and "expected 0, or an eps from 1.4e-45" in str(error)
+
+
+@pytest.mark.parametrize("eps", [1e-300, 4.9e-324])
+def test_the_same_eps_in_float64_maps_a_zero_row_to_zeros(eps):
+    x = np.array([[0.0, 0.0, 0.0], [1e-310, 0.0, -2e-310]])
+    y = rms_norm(x, eps=eps)
+    assert np.array_equal(y[0], np.zeros(3)) and np.all(np.isfinite(y))
+    assert np.array_equal(y, rms_norm_forward(x, eps=eps).output)
+    grad_x, grad_gain = rms_norm_backward(x, None, eps, np.ones_like(x))
+    assert np.all(np.isfinite(grad_x)) and np.all(np.isfinite(grad_gain))
+    np.testing.assert_allclose(y[1], exact_rms_norm(x[1], eps=eps), rtol=1e-15)
+
+
+def test_an_eps_beyond_float32_is_refused_for_float32_and_taken_for_float64():
+    rejects(errors.InvalidEpsilon, lambda: rms_norm(np.ones(2, np.float32), eps=1e39), "too large for float32", "inf")
+    np.testing.assert_allclose(rms_norm([3.0, 4.0], eps=1e39), np.array([3.0, 4.0]) / np.sqrt(12.5 + 1e39))
+
+
+def test_float32_computes_with_eps_as_float32_holds_it():
+    x = np.array([[3e-3, 4e-3]], dtype=np.float32)
+    held = float(np.float32(1e-5))
+    assert held != 1e-5
+    assert np.array_equal(rms_norm(x, eps=1e-5), rms_norm(x, eps=held))
+
+
+@pytest.mark.parametrize(
+    "eps",
+    [10**400, -(10**400), 10**5000, fractions.Fraction(10**400), decimal.Decimal("1e400"), decimal.Decimal("sNaN"),
+     decimal.Decimal("NaN"), fractions.Fraction(1, 10**400), decimal.Decimal("1e-400")],
+    ids=["int 1e400", "int -1e400", "int 1e5000", "Fraction 1e400", "Decimal 1e400", "Decimal sNaN", "Decimal NaN",
+         "Fraction 1e-400", "Decimal 1e-400"],
+)  # fmt: skip
+def test_every_eps_float64_cannot_hold_is_an_rmsnorm_error(eps):
+    """Before, 10**400 escaped as OverflowError, and the positive Fraction 1/10**400 became eps = 0."""
+    x = np.array([[3.0, 4.0]])
+    for call in (lambda: rms_norm(x, eps=eps), lambda: rms_norm_backward(x, None, eps, x), lambda: RMSNorm(2, eps)):
+        error = rejects(errors.InvalidEpsilon, call, "eps", "expected")
+        assert len(str(error)) < 400  # a long number is shown shortened
+
+
+@pytest.mark.parametrize("eps", [decimal.Decimal("1e-5"), np.float16(1e-3), np.longdouble(1e-5), np.uint8(1)])
+def test_eps_of_other_real_types_is_read_as_its_float(eps):
+    np.testing.assert_array_equal(rms_norm([3.0, 4.0], eps=eps), rms_norm([3.0, 4.0], eps=float(eps)))
+
+
+@pytest.mark.parametrize("where", ["input", "gain", "grad_output"])
+def test_a_masked_array_is_refused_rather_than_read_without_its_mask(where):
+    """Before, the masked value 100 was normalized with the others, as if it were not masked."""
+    masked = np.ma.masked_array([1.0, 2.0, 100.0], mask=[0, 0, 1])
+    plain = np.array([1.0, 2.0, 3.0])
+    calls = {
+        "input": lambda: rms_norm(masked),
+        "gain": lambda: rms_norm(plain, masked),
+        "grad_output": lambda: rms_norm_backward(plain, None, EPS, masked),
+    }
+    error = rejects(errors.MaskedArrayError, calls[where], f"{where} is a masked array", "fill the masked values")
+    assert error.boundary == "masked-array"
+    assert masked.mask.tolist() == [False, False, True] and masked.data[2] == 100.0
+
+
+def test_a_large_masked_upstream_is_refused_on_the_blocked_path_too():
+    x = np.ones((256, 256))
+    upstream = np.ma.masked_array(np.ones_like(x), mask=np.eye(256, dtype=bool))
+    rejects(errors.MaskedArrayError, lambda: rms_norm_backward(x, None, EPS, upstream), "grad_output is a masked")
+
+
+def test_a_float64_gain_too_large_for_a_float32_input_is_refused():
+    """Before, it became infinity in float32, and the output with it."""
+    x = np.ones((2, 3), np.float32)
+    gain = np.array([1.0, 1e39, 1.0])
+    rejects(errors.NonFiniteValue, lambda: rms_norm(x, gain), "gain holds 1e+39 at index (1,)", "float32")
+    rejects(errors.NonFiniteValue, lambda: rms_norm_backward(x, gain, EPS, x), "gain holds 1e+39")

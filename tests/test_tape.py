@@ -344,3 +344,19 @@ def test_property_mean_hands_each_row_back_its_gradient(x, data):
     mean.backward(weights)
     np.testing.assert_allclose(leaf.grad.sum(axis=axis, keepdims=True), weights, rtol=1e-12)
     assert np.all(leaf.grad == np.broadcast_to(weights / x.shape[axis], x.shape))
+
+
+@pytest.mark.parametrize(
+    "operand", [10**400, 1e39, np.ma.masked_array([1.0, 2.0], mask=[0, 1])], ids=["int 1e400", "1e39", "masked"]
+)
+def test_an_operand_the_tape_cannot_hold_is_an_rmsnorm_error(operand):
+    """Before, 10**400 escaped as OverflowError, 1e39 became infinity in float32, and a mask was dropped."""
+    x = Tensor(np.ones(2, np.float32))
+    for op in (lambda: x * operand, lambda: x + operand):
+        with pytest.raises(errors.RMSNormError, match="the operand of"):
+            op()
+
+
+def test_a_masked_tensor_value_is_refused():
+    with pytest.raises(errors.MaskedArrayError, match="tensor value is a masked array"):
+        Tensor(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))

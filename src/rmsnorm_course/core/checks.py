@@ -7,6 +7,7 @@ request computes in, and which it hands back.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 
@@ -19,28 +20,81 @@ from .errors import (
     GradientShapeError,
     InputRankZero,
     InvalidEpsilon,
+    MaskedArrayError,
     NonFiniteValue,
+    RMSNormError,
     UnsupportedDtype,
     WidthMismatch,
     ZeroEnergyRow,
 )
 
+FLOAT64 = np.finfo(np.float64)
 
-def check_eps(eps: float) -> float:
-    """Return ``eps`` as a float, or say why it cannot stabilize a square root.
+
+def real_number(value: object, what: str, error: type[RMSNormError]) -> float:
+    """``value`` as a float (perhaps infinite or NaN), or ``error`` saying why it is no real number float64 holds.
 
     Only a real number is one: ``float()`` would also read the text ``"1e-5"``, the
     bytes ``b"0.5"`` and ``True``, and a request holding them is a mistake to report.
+    An int or a Fraction beyond float64's range, or a signalling NaN, is reported here
+    rather than escaping as Python's own error.
     """
-    if isinstance(eps, bool | np.bool_) or not isinstance(eps, numbers.Real):
-        raise InvalidEpsilon(
-            f"eps must be a real number, got {type(eps).__name__} {eps!r}; "
-            "expected a float or an int (not text, bytes or a bool), finite and >= 0"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real | decimal.Decimal):
+        raise error(
+            f"{what} must be a real number, got {type(value).__name__} {shown(value)}; "
+            "expected a float or an int (not text, bytes or a bool)"
         )
-    value = float(eps)
+    try:
+        return float(value)
+    except (ArithmeticError, ValueError, TypeError) as reason:  # OverflowError is an ArithmeticError
+        raise error(
+            f"{what} is {shown(value)}, which no float64 holds ({reason}); "
+            f"expected a finite number of magnitude at most {FLOAT64.max:.4g}"
+        ) from None
+
+
+def shown(value: object) -> str:
+    """``repr(value)``, shortened where it is long (an int of 400 digits), for a message."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python will print
+        return f"an int of {value.bit_length()} bits"
+    if len(text) <= 40:
+        return text
+    if isinstance(value, int):
+        return f"an int of {len(text.lstrip('-'))} digits"
+    return f"{text[:24]} (cut short: {len(text)} characters)"
+
+
+def check_eps(eps: float) -> float:
+    """Return ``eps`` as a float, or say why it cannot stabilize a square root."""
+    value = real_number(eps, "eps", InvalidEpsilon)
     if not math.isfinite(value) or value < 0:
-        raise InvalidEpsilon(f"eps must be finite and >= 0, got {value!r}")
+        raise InvalidEpsilon(f"eps must be finite and >= 0, got {shown(eps)}; expected a finite eps >= 0")
+    if value == 0 and eps != 0:
+        raise InvalidEpsilon(
+            f"eps = {shown(eps)} is positive but rounds to 0 in float64; "
+            f"expected 0, or an eps of at least {FLOAT64.smallest_subnormal:.3g}"
+        )
     return value
+
+
+def held_eps(eps: float, working: np.dtype, dtype: np.dtype) -> float:
+    """``eps`` as ``working`` holds it, the dtype a ``dtype`` input is computed in (the precision policy).
+
+    A positive eps that rounds to 0 there would leave an all-zero row 0 / 0, and one that
+    rounds to infinity would divide every row down to zeros: both are refused.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        held = float(working.type(eps))
+    if (held == 0) != (eps == 0) or math.isinf(held):
+        info = np.finfo(working)
+        raise InvalidEpsilon(
+            f"eps = {eps!r} is too {'small' if held == 0 else 'large'} for {working}, the dtype a {dtype} input "
+            f"is computed in: it rounds to {held!r}; expected 0, or an eps from {info.smallest_subnormal:.3g} "
+            f"to {info.max:.4g}"
+        )
+    return held
 
 
 SUPPORTED = "expected real numbers (bool, integer, float16, float32 or float64)"
@@ -68,6 +122,12 @@ def row_name(flat_index: int, batch_shape: tuple[int, ...]) -> str:
 
 
 def as_real_array(values: npt.ArrayLike, what: str) -> np.ndarray:
+    """``values`` as a numpy array of real numbers, or the error that says why they are none."""
+    if isinstance(values, np.ma.MaskedArray):  # np.asarray would keep the masked values and drop the mask
+        raise MaskedArrayError(
+            f"{what} is a masked array, whose mask would be ignored; expected a plain array: "
+            "fill the masked values first (.filled(value)) or leave out the rows that hold them"
+        )
     try:
         array = np.asarray(values)
     except (TypeError, ValueError) as error:
@@ -92,8 +152,9 @@ def check_gain(gain: npt.ArrayLike) -> np.ndarray:
         raise GainShapeError(f"gain has shape {gain.shape}; expected rank one, shape (d,)")
     if gain.shape[0] == 0:
         raise EmptyFeatureWidth("gain has width 0; expected a feature width >= 1")
-    if math.isfinite(np.add.reduce(gain)):  # a finite sum has no NaN or infinity in it: one cheap pass
-        return gain
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is looked at value by value below
+        if math.isfinite(np.add.reduce(gain)):  # a finite sum has no NaN or infinity in it: one cheap pass
+            return gain
     finite = np.isfinite(gain)
     if not finite.all():
         bad = int(np.argmin(finite))
@@ -111,7 +172,11 @@ def require_finite_rows(array: np.ndarray, what: str) -> None:
 
 
 def checked_request(x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The checks that need no pass over the values; return x as an array, gain in the compute dtype, and eps."""
+    """The checks that need no pass over x's values: x as an array, and gain and eps in the compute dtype.
+
+    eps comes back as that dtype holds it, the gain contiguous, so that every path takes
+    its dot products alike.
+    """
     eps = check_eps(eps)
     x = as_real_array(x, "input")
     if x.ndim == 0:
@@ -120,6 +185,7 @@ def checked_request(x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float) ->
     if width == 0:
         raise EmptyFeatureWidth(f"input has shape {x.shape} with an empty last axis; expected a feature width >= 1")
     working = compute_dtype(x.dtype)
+    eps = held_eps(eps, working, x.dtype)
     if gain is None:
         gain = np.ones(width, dtype=working)
     else:
@@ -128,7 +194,25 @@ def checked_request(x: npt.ArrayLike, gain: npt.ArrayLike | None, eps: float) ->
             raise WidthMismatch(
                 f"input's last axis has width {width} but the gain has width {gain.shape[0]}; expected equal widths"
             )
-    return x, gain.astype(working, copy=False), eps
+    return x, np.ascontiguousarray(narrowed(gain, working, "gain")), eps
+
+
+def narrowed(array: np.ndarray, working: np.dtype, what: str) -> np.ndarray:
+    """A finite ``array`` in the compute dtype, or NonFiniteValue where a value is too large for it (a float64 gain
+    for a float32 input)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # a value or a sum that overflows is looked at below
+        converted = array.astype(working, copy=False)
+        if array.dtype.itemsize <= working.itemsize or math.isfinite(np.add.reduce(converted, axis=None)):
+            return converted
+    finite = np.isfinite(converted)
+    if finite.all():
+        return converted
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmin(finite)), array.shape))
+    where = f" at index {index}" if index else ""
+    raise NonFiniteValue(
+        f"{what} holds {array[index].item()!r}{where}, beyond the range of {working}, "
+        f"the dtype this request is computed in; expected magnitudes up to {np.finfo(working).max:.4g}"
+    )
 
 
 def check_values(x: np.ndarray, eps: float) -> None:
@@ -154,7 +238,7 @@ def validated_upstream(grad_output: npt.ArrayLike, x: np.ndarray) -> np.ndarray:
             "expected the upstream gradient to have the input's complete shape"
         )
     require_finite_rows(grad_output, "grad_output")
-    return grad_output.astype(x.dtype, copy=False)
+    return narrowed(grad_output, x.dtype, "grad_output")
 
 
 def validated(

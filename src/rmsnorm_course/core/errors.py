@@ -92,3 +92,11 @@ class OutputDtypeError(RMSNormError):
 
 class OutputOverlapError(RMSNormError):
     boundary = "output-overlap"
+
+
+class MaskedArrayError(RMSNormError):
+    boundary = "masked-array"
+
+
+class FeatureWidthTooLarge(RMSNormError):
+    boundary = "width-too-large"

@@ -1,27 +1,22 @@
-"""The fast path: the same RMSNorm, computed one cache-sized block of rows at a time.
+"""The fast path: reference.py's arithmetic, computed one cache-sized block of rows at a time.
 
 RMSNorm is memory-bound. A forward pass must read x once and write y once, so
-copying x into a preallocated array is the limit on any machine. The reference
-path in reference.py streams memory several times, with full-size temporaries for
-x**2, x-hat and the output. Here the rows are taken a block at a time, a block
-twice the L2 cache the machine reports (``block_bytes``), so that each block is
-still in cache when it is read the second time:
+copying x into a preallocated array is the limit on any machine. The formula-shaped
+code in reference.py streams memory several times, with full-size temporaries for
+the sums, x-hat and the output. Here the rows are taken a block at a time, a block
+twice the L2 cache the machine reports (``block_bytes``), so that each block is still
+in cache when it is read the second time. Each block takes the reference's steps,
+in the reference's own functions, written into scratch and the output rather than
+into new arrays: each row's sum of squares (``row_dots``), its 1/RMS in float64
+rounded once (``inverse_rms``), x * 1/RMS written straight into the output, then the
+gain. An input of one block takes a short route with no more numpy calls than the
+formula as written, its 1/RMS in Python floats for up to ``FEW_ROWS`` rows: the same
+float64 arithmetic, rounded once.
 
-* the sums of squares come from ``np.vecdot``, without a squared copy of x; a row
-  wider than a chunk (``CHUNK``) is summed a chunk at a time and the chunks added
-  in float64, so a float32 row of 10**7 elements still lands within an ulp or two;
-* each row's 1/RMS is worked out in float64 and rounded once; rows wide enough
-  (``FOLD_WIDTH``) join it with the gain into one factor, so each block is scaled
-  by a single multiplication written straight into the output; narrower rows are
-  scaled by 1/RMS and then by the gain, laid out as a block;
-* an input of one block takes a short route with no more numpy calls than the
-  formula as written, its 1/RMS in Python floats for up to ``FEW_ROWS`` rows.
-
-The reference stays the authority. Every row's mean square is kept, and one test of
-their range, after the last block, says whether any row needed more care (squares
-that overflow or underflow, a factor 1/RMS * gain outside the normal range, NaN).
-Those rows are redone by the reference arithmetic, after the reference's own checks,
-so both paths raise the same errors.
+Every row's S + d*eps is kept, and one test of their range after the last block
+(``outside``) finds the rows that need more care. Those are redone as the reference
+redoes them, after the reference's own checks, so both paths raise the same errors
+and return the same bits.
 """
 
 from __future__ import annotations
@@ -33,18 +28,22 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-from .checks import check_values, checked_request, output_dtype, require_finite_rows
-from .errors import OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
+from .checks import as_real_array, check_values, checked_request, output_dtype, validated_upstream
+from .errors import MaskedArrayError, OutputArrayError, OutputDtypeError, OutputOverlapError, OutputShapeError
 from .machine import cache_bytes
-from .reference import DEFAULT_EPS, gradients, normalize, safe_floor
+from .reference import (
+    CHUNK,
+    DEFAULT_EPS,
+    inverse_rms,
+    normalize_rescaled,
+    outside,
+    projection_scale,
+    row_dots,
+    safe_floor,
+    safe_totals,
+)
 
-# Elements summed by one dot product, by itemsize; the chunks' sums are added in float64. Measured
-# on random rows and on rows of a repeating pattern (whose rounding errors add up rather than
-# cancel), a chunk this long is summed to within 1.5 and 3 units of its dtype's eps.
-CHUNK = {2: 4096, 4: 4096, 8: 1024}
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
-FOLD_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS times the gain as fast as a plain product
-SCRATCH_SHARE = 32  # blocks: an input of fewer gets no block of scratch, which would be over 1/32 of its output
 CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
 BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
 
@@ -61,20 +60,30 @@ def block_bytes(cache: int | None = None) -> int:
 
 
 BLOCK_BYTES = block_bytes()
+BACKWARD_SHARE = 8  # backward blocks are this share of the forward's: x, grad_output, x-hat, grad_x stay in cache
+
+
+def backward_block_bytes() -> int:
+    """The backward's block: ``BLOCK_BYTES / BACKWARD_SHARE``, and no smaller than ``BLOCK_RANGE`` allows."""
+    return max(BLOCK_BYTES // BACKWARD_SHARE, BLOCK_RANGE[0])
+
+
+BACKWARD_BLOCKS_FROM = 64 * 1024  # bytes: from here up the backward's reused scratch beats the formula's temporaries
 
 
 def worth_blocking(*arrays: object) -> bool:
-    """The backward's blocks pay off for real-valued arrays of one shape larger than a block.
+    """The backward's blocks pay off for real-valued arrays of one shape, from ``BACKWARD_BLOCKS_FROM`` bytes up.
 
     Anything else (lists, small inputs, mismatched shapes, unsupported dtypes) takes
-    the reference path, which also words every rejection.
+    the reference path, which also words every rejection. Up to one block both paths
+    give the same bits, so the choice is one of speed alone.
     """
     first = arrays[0]
     same_kind = all(
         isinstance(array, np.ndarray) and array.dtype.kind in "biuf" and array.shape == np.shape(first)
         for array in arrays
     )
-    return same_kind and first.nbytes > BLOCK_BYTES
+    return same_kind and first.nbytes >= BACKWARD_BLOCKS_FROM
 
 
 def rms_norm_blocked(
@@ -82,15 +91,16 @@ def rms_norm_blocked(
     gain: npt.ArrayLike | None = None,
     eps: float = DEFAULT_EPS,
     out: np.ndarray | None = None,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int | None = None,
 ) -> np.ndarray:
     """RMSNorm of the last axis, written into ``out`` (a new array if None) a block of rows at a time.
 
-    Beyond the output only row-sized scratch is allocated (block-sized where there
-    is more than one block), except that an ``out`` whose rows are not contiguous in
-    memory is staged through one full copy.
+    Beyond the output only block-sized scratch is allocated, except that an ``out``
+    whose rows are not contiguous in memory is staged through one full copy.
+    ``block_bytes`` defaults to ``BLOCK_BYTES``, the size this machine's cache gives.
     """
-    if _ordinary(x, gain, eps) and x.nbytes <= block_bytes and (out is None or _fits(out, x, gain)):
+    size = BLOCK_BYTES if block_bytes is None else block_bytes
+    if _ordinary(x, gain, eps) and x.nbytes <= size and _fits(out, x, gain):
         y = _one_block(x, gain, eps, out)
         if y is not None:
             return y
@@ -98,20 +108,17 @@ def rms_norm_blocked(
     x, gain, eps = checked_request(x, gain, eps)
     out = _checked_out(out, x, callers_gain)
     result = out if out.flags.c_contiguous else np.empty(x.shape, out.dtype)
-    width, working = x.shape[-1], gain.dtype
     if not x.size:
         return out
-    scale = None if callers_gain is None else gain  # no gain: the factor is 1/RMS alone
+    width, working = x.shape[-1], gain.dtype
+    scale = None if callers_gain is None else gain  # no gain: y is x-hat
     sources, targets = x.reshape(-1, width), result.reshape(-1, width)
-    step = rows_per_block(x, working, block_bytes)
-    factor = _Factor(scale, working, eps, width, room=len(sources) >= SCRATCH_SHARE * step)
     with np.errstate(all="ignore"):  # a row that overflows or underflows is found below and redone
-        totals = _scale_blocks(sources, targets, factor, step)
-        careful = _outside(totals, factor.low, factor.high)
+        totals = _scale_blocks(sources, targets, scale, working, eps, rows_per_block(x, working, size))
+        careful = outside(totals, *safe_totals(working, width))
         if careful is not None:
             check_values(x, eps)  # raises, naming the row, if the reference would
-            rows = sources[careful].astype(working, copy=False)
-            redone = normalize(rows, eps)[2]
+            redone = normalize_rescaled(sources[careful].astype(working, copy=False), eps)[2]
             targets[careful] = redone if scale is None else redone * scale
     if result is not out:
         np.copyto(out, result)
@@ -119,7 +126,7 @@ def rms_norm_blocked(
 
 
 def _ordinary(x: object, gain: object, eps: object) -> bool:
-    """A float32 or float64 array, no gain or an array of its dtype and width, and a float eps in [0, inf).
+    """A C-ordered float32 or float64 array, no gain or one of its dtype and width, and a float eps in [0, inf).
 
     Such a request needs none of ``checked_request``'s conversions; these few tests
     cost less than its general ones, which is what small inputs are timed on.
@@ -129,6 +136,7 @@ def _ordinary(x: object, gain: object, eps: object) -> bool:
         and x.dtype.char in "fd"
         and x.ndim > 0
         and x.shape[-1] > 0
+        and x.flags.c_contiguous
         and type(eps) is float
         and 0.0 <= eps < math.inf
         and (gain is None or (type(gain) is np.ndarray and gain.dtype == x.dtype and gain.shape == x.shape[-1:]))
@@ -138,20 +146,24 @@ def _ordinary(x: object, gain: object, eps: object) -> bool:
 def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray | None:
     """An ordinary input of one block, in no more numpy calls than the formula makes; None if anything needs care.
 
-    y = (x * 1/RMS) * gain, as the reference orders it: in one block the second pass
-    costs less than finding the gain's range, which joining 1/RMS and the gain would
-    need. For a few rows, 1/RMS is worked out in Python floats, fewer calls than numpy
-    takes. A gain whose squares do not add up to a finite sum, or a row outside the
-    safe range, sends the request to the full path, which checks and words it.
+    The reference's steps: the sums as ``row_dots`` takes them, 1/RMS in float64 (for a
+    few rows in Python floats, fewer calls than numpy takes) rounded once, y = (x * 1/RMS)
+    * gain. An eps the dtype cannot hold, a gain whose squares do not add up to a finite
+    sum, or a row outside the safe range, sends the request to the full path, which
+    checks and words it.
     """
     width, dtype = x.shape[-1], x.dtype
-    floor, biggest, chunk = _ORDINARY[dtype.char]
-    shift, low = width * eps, width * floor
+    floor, biggest, chunk, tiniest = _ORDINARY[dtype.char]
+    if eps and not tiniest <= eps <= biggest:
+        return None
+    eps = float(dtype.type(eps))  # eps as the dtype holds it
+    shift, low = width * eps, width * floor  # low as safe_totals has it
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an infinite sum, found below
         if width <= chunk:
             sums = np.vecdot(x, x)
         else:
-            sums = row_sums(x.reshape(-1, width), np.empty(x.size // width)).reshape(x.shape[:-1])
+            rows = x.reshape(-1, width)
+            sums = row_dots(rows, rows).reshape(x.shape[:-1])
         if gain is not None and not math.isfinite(np.vecdot(gain, gain)):
             return None
     if x.size <= FEW_ROWS * width:
@@ -166,9 +178,16 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
         totals = np.add(sums, shift, dtype=np.float64)
         if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= biggest):
             return None
-        inverse = np.sqrt(np.divide(width, totals), out=np.empty(totals.shape, dtype), casting="same_kind")[..., None]
+        inverse = inverse_rms(totals, width, dtype)[..., None]
     y = np.multiply(x, inverse, out=out)
     return y if gain is None else np.multiply(y, gain, out=y)
+
+
+# What _one_block looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
+_ORDINARY = {
+    char: (safe_floor(info.dtype), float(info.max), CHUNK[info.dtype.itemsize], float(info.smallest_subnormal))
+    for char, info in ((char, np.finfo(char)) for char in "fd")
+}
 
 
 def _fits(out: object, x: np.ndarray, gain: np.ndarray | None) -> bool:
@@ -183,136 +202,27 @@ def _fits(out: object, x: np.ndarray, gain: np.ndarray | None) -> bool:
     )
 
 
-def _outside(totals: np.ndarray | list[float], low: float, high: float) -> np.ndarray | None:
-    """The indices of rows whose S + d*eps lies outside [low, high] (NaN included), or None if there are none."""
-    if isinstance(totals, list):
-        if all(low <= total <= high for total in totals):  # False on NaN
-            return None
-        totals = np.array(totals)
-    elif low <= np.minimum.reduce(totals) and np.maximum.reduce(totals) <= high:
-        return None
-    return np.flatnonzero(~((totals >= low) & (totals <= high)))
-
-
-def _scale_blocks(sources: np.ndarray, targets: np.ndarray, factor: _Factor, step: int) -> np.ndarray:
-    """Scale every row of ``sources`` into ``targets`` a block at a time; return each row's S + d*eps."""
-    rows = len(sources)
-    working = factor.dtype
+def _scale_blocks(
+    sources: np.ndarray, targets: np.ndarray, gain: np.ndarray | None, working: np.dtype, eps: float, step: int
+) -> np.ndarray:
+    """Write each row of ``sources``, normalized and scaled, into ``targets`` by blocks; return each S + d*eps."""
+    rows, width = sources.shape
     totals = np.empty(rows)  # float64: the range test after the last block reads them
     step = min(step, rows)
     inverse = np.empty(step, working)
-    scratch = factor.scratch(step)
-    converted = None if sources.dtype == working else np.empty((step, sources.shape[-1]), working)
-    written = None if targets.dtype == working else np.empty((step, sources.shape[-1]), working)
+    converted = None if _as_they_are(sources, working) else np.empty((step, width), working)
+    written = None if targets.dtype == working else np.empty((step, width), working)
     for span in _blocks(rows, step):
         n = span.stop - span.start
-        block = sources[span]
-        if converted is not None:
-            block = converted[:n]
-            np.copyto(block, sources[span], casting="unsafe")
-        total = row_sums(block, totals[span], factor.shift)
+        block = _in_dtype(sources[span], converted)
+        total = row_dots(block, block, totals[span], width * eps)
         into = targets[span] if written is None else written[:n]
-        factor.scale(block, total, inverse[:n], scratch, into)
+        np.multiply(block, inverse_rms(total, width, working, inverse[:n])[:, None], out=into)
+        if gain is not None:
+            np.multiply(into, gain, out=into)
         if written is not None:
             np.copyto(targets[span], into, casting="unsafe")
     return totals
-
-
-def row_sums(block: np.ndarray, into: np.ndarray, plus: float = 0.0) -> np.ndarray:
-    """Each row's sum of squares, plus ``plus``, in float64 ``into``; a row wider than a chunk goes chunk by chunk.
-
-    Within a chunk the sum runs in the block's dtype (``np.vecdot``, a few ulps at
-    most over ``CHUNK`` elements); the chunks' sums are added in float64, so a wide
-    float32 row is summed as accurately as a short one.
-    """
-    width, chunk = block.shape[-1], CHUNK[block.dtype.itemsize]
-    if width <= chunk:
-        return np.add(np.vecdot(block, block), plus, out=into, dtype=np.float64)
-    whole = width - width % chunk
-    chunks = block[:, :whole].reshape(len(block), -1, chunk)
-    np.add.reduce(np.vecdot(chunks, chunks), axis=-1, dtype=np.float64, out=into)
-    if whole < width:
-        tail = block[:, whole:]
-        np.add(into, np.vecdot(tail, tail), out=into, dtype=np.float64)
-    return np.add(into, plus, out=into) if plus else into
-
-
-class _Factor:
-    """The per-row factor 1/RMS = sqrt(d / (S + d*eps)), the gain, and the range of S + d*eps they are safe in.
-
-    With S a row's sum of squares and d the width, 1/RMS = 1/sqrt(S/d + eps) =
-    sqrt(d / (S + d*eps)), computed in float64 and rounded once to the working dtype.
-    Rows at least ``FOLD_WIDTH`` wide join 1/RMS and the gain into one block-sized
-    factor, so the block is scaled in one multiplication; narrower rows are scaled by
-    1/RMS and then by the gain laid out as a block (``np.tile``), since numpy
-    multiplies by a column of per-row numbers at half speed, and builds the joined
-    factor no faster, for rows narrower than that. Either takes a block of scratch,
-    so only an input of at least ``SCRATCH_SHARE`` blocks (``room``) gets one; a
-    smaller one is scaled by 1/RMS, then by the gain as it is.
-
-    A row may take this arithmetic when S + d*eps is finite, at least d times the
-    reference's safe floor (no digits lost to underflow), and, where 1/RMS and the
-    gain are joined, 1/RMS times every nonzero gain is a normal number:
-    ``low <= S + d*eps <= high``; ``_outside`` finds the rows that are not.
-    """
-
-    def __init__(self, gain: np.ndarray | None, dtype: np.dtype, eps: float, width: int, room: bool = True):
-        self.gain, self.dtype, self.width, self.room = gain, dtype, width, room
-        self.shift = width * eps
-        self.fold = gain is not None and room and width >= FOLD_WIDTH
-        self.low, self.high = _safe_totals(dtype, width, gain if self.fold else None)
-
-    def scratch(self, rows: int) -> np.ndarray | None:
-        """What ``scale`` works in: room for the joined factor, the tiled gain, or nothing."""
-        if self.gain is None or not self.room:
-            return None
-        return np.empty((rows, self.width), self.dtype) if self.fold else np.tile(self.gain, (rows, 1))
-
-    def scale(self, block: np.ndarray, total: np.ndarray, inverse: np.ndarray, scratch, into: np.ndarray) -> None:
-        """``into = block * 1/RMS * gain`` from each row's S + d*eps in ``total``; ``inverse`` receives 1/RMS."""
-        column = np.sqrt(np.divide(self.width, total), out=inverse, casting="same_kind")[:, None]
-        n = len(block)
-        if self.fold:
-            np.multiply(block, np.multiply(column, self.gain, out=scratch[:n]), out=into)
-        else:
-            np.multiply(block, column, out=into)
-            if self.gain is not None:
-                np.multiply(into, self.gain if scratch is None else scratch[:n], out=into)
-
-
-def _safe_totals(dtype: np.dtype, width: int, gain: np.ndarray | None) -> tuple[float, float]:
-    """The range of S + d*eps in which sqrt(d / (S + d*eps)) * gain is computed right in ``dtype``.
-
-    1/RMS at most 1/sqrt(safe floor) keeps the squares' digits, at most max/|g| keeps
-    the factor finite, and at least tiny/|g| (smallest nonzero gain) keeps it normal;
-    the squares' sum itself must be finite in ``dtype``.
-    """
-    floor, tiny, biggest = _limits(dtype)
-    largest = smallest = 1.0
-    if gain is not None:
-        magnitudes = np.abs(gain)
-        largest = float(np.maximum.reduce(magnitudes))
-        smallest = float(np.minimum.reduce(magnitudes))
-        if smallest == 0.0:
-            nonzero = magnitudes[magnitudes != 0]
-            smallest = float(nonzero.min()) if nonzero.size else 1.0
-            largest = largest or 1.0
-    highest_inverse = min(biggest / largest, 1 / math.sqrt(floor))
-    lowest_inverse = tiny / smallest
-    return width / highest_inverse / highest_inverse, min(biggest, width / lowest_inverse / lowest_inverse)
-
-
-@functools.cache
-def _limits(dtype: np.dtype) -> tuple[float, float, float]:
-    """The reference's safe floor for a mean square, and the smallest normal and largest finite ``dtype`` values."""
-    info = np.finfo(dtype)
-    return safe_floor(dtype), float(info.tiny), float(info.max)
-
-
-# What _one_block looks up for float32 and float64, by dtype.char: the safe floor, the largest value, the chunk.
-_ORDINARY = {
-    char: (safe_floor(np.dtype(char)), float(np.finfo(char).max), CHUNK[np.dtype(char).itemsize]) for char in "fd"
-}
 
 
 def rms_norm_backward_blocked(
@@ -320,78 +230,61 @@ def rms_norm_backward_blocked(
     gain: npt.ArrayLike | None,
     eps: float,
     grad_output: np.ndarray,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(grad_x, grad_gain)`` as in ``rms_norm_backward``, block by block.
+    """``(grad_x, grad_gain)`` as in ``rms_norm_backward``, block by block, in ``reference.gradients``'s steps.
 
-    With P = grad_output * x the two row sums the backward needs are matrix-vector
-    products: sum_j P * gain gives mean(u * x-hat) and sum_i (1/RMS) * P gives grad_gain.
+    grad_x is the reference's bit for bit, and so is grad_gain of one block. grad_gain sums
+    every row: here each block's rows in the compute dtype and the blocks' sums in float64,
+    there all rows in the compute dtype, so beyond one block the two agree to rounding.
     ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
     """
+    size = backward_block_bytes() if block_bytes is None else block_bytes
     x, gain, eps = checked_request(x, gain, eps)
+    grad_output = as_real_array(grad_output, "grad_output")  # a masked one is refused, not read without its mask
     width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
-    grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width, working)
+    grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width)
     in_place = dtype == working  # each block's gradient is written straight into grad_x
     inputs, upstreams, targets = (array.reshape(-1, width) for array in (x, grad_output, grad_x))
 
-    step = rows_per_block(x, working, block_bytes)
-    product, factor = np.empty((step, width), working), np.empty((step, width), working)
-    sums, inverse = np.empty(step), np.empty(step, working)
-    converted_x = None if x.dtype == working else np.empty((step, width), working)
+    step = max(1, min(rows_per_block(x, working, size), targets.shape[0]))
+    normalized = np.empty((step, width), working)
+    sums, dots, inverse, scale = np.empty(step), np.empty(step), np.empty(step, working), np.empty(step, working)
+    converted_x = None if _as_they_are(inputs, working) else np.empty((step, width), working)
     converted_up = None if grad_output.dtype == working else np.empty((step, width), working)
     scratch = None if in_place else np.empty((step, width), working)
-    in_range = _InRange(gain)
+    low, high = safe_totals(working, width)
 
     @functools.cache
     def check_once() -> None:
         check_values(x, eps)
-        require_finite_rows(grad_output, "grad_output")
+        validated_upstream(grad_output, x)
 
     with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
         for rows in _blocks(targets.shape[0], step):
-            block = _in_dtype(inputs[rows], working, converted_x)
-            upstream = _in_dtype(upstreams[rows], working, converted_up)
+            block = _in_dtype(inputs[rows], converted_x)
+            upstream = _in_dtype(upstreams[rows], converted_up)
             n = len(block)
-            result = targets[rows] if in_place else scratch[:n]
-            totals = row_sums(block, sums[:n], width * eps)
-            inverse_rms = np.sqrt(np.divide(width, totals), out=inverse[:n], casting="same_kind")
-            np.multiply(upstream, block, out=product[:n])
-            through_gain = product[:n] @ gain
-            if in_range(inverse_rms) and np.isfinite(through_gain).all():
-                grad_gain += inverse_rms @ product[:n]
-                projection = inverse_rms * through_gain / width  # mean(u * x-hat)
-                np.multiply(inverse_rms[:, None], gain, out=factor[:n])
-                np.multiply(upstream, factor[:n], out=result)  # r * u
-                np.multiply(block, (inverse_rms * inverse_rms * projection)[:, None], out=product[:n])
-                np.subtract(result, product[:n], out=result)  # r * (u - x-hat * projection)
-            else:
+            totals = row_dots(block, block, sums[:n], width * eps)
+            r = inverse_rms(totals, width, working, inverse[:n])
+            xhat = np.multiply(block, r[:, None], out=normalized[:n])
+            careful = outside(totals, low, high)
+            if careful is not None:
                 check_once()  # raises, naming the row, if the reference would
-                block_grad_x, block_grad_gain = gradients(block, gain, eps, upstream)
-                result[...] = block_grad_x
-                grad_gain += block_grad_gain
+                _, redone_r, redone = normalize_rescaled(block[careful], eps)
+                r[careful], xhat[careful] = redone_r[:, 0], redone
+            result = targets[rows] if in_place else scratch[:n]
+            u = np.multiply(upstream, gain, out=result)
+            products = row_dots(u, xhat, dots[:n])
+            if not np.isfinite(np.add.reduce(products)):
+                check_once()  # a NaN or infinity in grad_output, or one that did not fit the compute dtype
+            grad_gain += np.einsum("ij,ij->j", upstream, xhat)
+            c = projection_scale(products, r, width, scale[:n])[:, None]
+            np.multiply(u, r[:, None], out=result)  # u * r
+            np.subtract(result, np.multiply(xhat, c, out=xhat), out=result)  # u * r - x-hat * c
             if not in_place:
                 np.copyto(targets[rows], result, casting="same_kind")
-
-    return grad_x, grad_gain.astype(dtype, copy=False)
-
-
-class _InRange:
-    """Whether every row of a block can take the blocked arithmetic, judged by its 1/RMS.
-
-    A row qualifies when its mean square plus eps is finite and at least the
-    reference's safe floor (no overflow, no digits lost to underflow), and when
-    1/RMS times every nonzero gain is a normal number. NaN never qualifies.
-    """
-
-    def __init__(self, gain: np.ndarray):
-        info = np.finfo(gain.dtype)
-        magnitudes = np.abs(gain[gain != 0])
-        smallest, largest = (magnitudes.min(), magnitudes.max()) if magnitudes.size else (1.0, 1.0)
-        self.low = info.tiny / smallest
-        self.high = min(info.max / largest, 1 / np.sqrt(safe_floor(gain.dtype)))
-
-    def __call__(self, inverse_rms: np.ndarray) -> bool:
-        return bool(self.low <= inverse_rms.min() and inverse_rms.max() <= self.high)  # False on NaN
+        return grad_x, grad_gain.astype(dtype)
 
 
 def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndarray:
@@ -399,6 +292,11 @@ def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndar
     dtype = output_dtype(x.dtype)
     if out is None:
         return np.empty(x.shape, dtype)
+    if isinstance(out, np.ma.MaskedArray):
+        raise MaskedArrayError(
+            "out is a masked array: the result would be written under its mask, and the mask kept; "
+            "expected a plain numpy array to write the result into"
+        )
     if not isinstance(out, np.ndarray):
         raise OutputArrayError(f"out is a {type(out).__name__}; expected a numpy array to write the result into")
     if out.shape != x.shape:
@@ -427,9 +325,14 @@ def _blocks(rows: int, step: int) -> Iterator[slice]:
         yield slice(start, min(start + step, rows))
 
 
-def _in_dtype(block: np.ndarray, dtype: np.dtype, scratch: np.ndarray | None) -> np.ndarray:
-    """``block`` in ``dtype``: itself when it already is, else converted into scratch."""
-    if block.dtype == dtype:
+def _as_they_are(rows: np.ndarray, working: np.dtype) -> bool:
+    """Rows the arithmetic can read in place: in the compute dtype, each row contiguous, as ``row_dots`` needs."""
+    return rows.dtype == working and rows.strides[-1] == rows.itemsize
+
+
+def _in_dtype(block: np.ndarray, scratch: np.ndarray | None) -> np.ndarray:
+    """``block`` itself, or, where there is scratch, converted and copied into it."""
+    if scratch is None:
         return block
     converted = scratch[: len(block)]
     np.copyto(converted, block, casting="unsafe")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .checks import real_number, shown
 from .errors import GradientCheckError
 
 
@@ -43,7 +44,7 @@ class GradientCheckReport:
 
 def numeric_gradient(f: Callable[[np.ndarray], float], point: npt.ArrayLike, step: float = 1e-6) -> np.ndarray:
     """The central-difference gradient of a scalar function ``f`` at ``point``."""
-    _check_positive(step, "step")
+    step = _positive(step, "step")
     probe = np.array(point, dtype=np.float64)
     gradient = np.zeros_like(probe)
     for index in np.ndindex(probe.shape):
@@ -69,7 +70,7 @@ def gradient_check(
     A coordinate passes when |analytic - numeric| <= tolerance * max(1, |numeric|):
     absolute for small gradients, relative for large ones.
     """
-    _check_positive(tolerance, "tolerance")
+    step, tolerance = _positive(step, "step"), _positive(tolerance, "tolerance")
     analytic = np.asarray(analytic, dtype=np.float64)
     if analytic.shape != np.shape(point):
         raise GradientCheckError(
@@ -92,6 +93,9 @@ def gradient_check(
     return GradientCheckReport(checks=tuple(checks), step=step, tolerance=tolerance)
 
 
-def _check_positive(value: float, what: str) -> None:
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise GradientCheckError(f"{what} is {value!r}; expected a finite number > 0")
+def _positive(value: float, what: str) -> float:
+    """``value`` as a float, or GradientCheckError unless it is a finite number > 0."""
+    number = real_number(value, what, GradientCheckError)
+    if not (math.isfinite(number) and number > 0):
+        raise GradientCheckError(f"{what} is {shown(value)}; expected a finite number > 0")
+    return number

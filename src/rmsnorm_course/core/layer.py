@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .checks import check_eps, check_gain
-from .errors import EmptyFeatureWidth
+from .checks import check_eps, check_gain, shown
+from .errors import EmptyFeatureWidth, FeatureWidthTooLarge
 from .parameters import NamedParameter
 from .rmsnorm import DEFAULT_EPS, RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
 
@@ -21,9 +21,16 @@ class RMSNorm:
 
     def __init__(self, width: int, eps: float = DEFAULT_EPS, name: str = "gain"):
         if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
-            raise EmptyFeatureWidth(f"layer width is {width!r}; expected a whole number of features >= 1")
+            raise EmptyFeatureWidth(f"layer width is {shown(width)}; expected a whole number of features >= 1")
         self.eps = check_eps(eps)
-        self.gain = NamedParameter(name, np.ones(int(width)))
+        try:
+            ones = np.ones(int(width))
+        except (ValueError, MemoryError):  # more elements than numpy can index, or than memory holds
+            raise FeatureWidthTooLarge(
+                f"layer width is {shown(width)}: no gain that wide fits in this machine's memory; "
+                "expected the width of the features the layer normalizes"
+            ) from None
+        self.gain = NamedParameter(name, ones)
 
     @classmethod
     def from_gain(cls, gain: npt.ArrayLike, eps: float = DEFAULT_EPS, name: str = "gain") -> RMSNorm:

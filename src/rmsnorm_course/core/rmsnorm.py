@@ -5,10 +5,11 @@
 The mean runs over the final axis only, so every row (one feature vector) is
 normalized on its own. Precision policy, in one line: integers and bools become
 float64, float16 is computed in float32 and handed back as float16, float32 and
-float64 stay as they are. These functions check the request (``checks``), then
-pick a path: ``rms_norm`` always takes the fast path (``fastpath``), which hands
-any row that needs care to the reference arithmetic (``reference``);
-``rms_norm_forward`` keeps every stage of the reference; the backward blocks large inputs.
+float64 stay as they are, and eps is taken as the compute dtype holds it. These
+functions check the request (``checks``), then run one arithmetic (``reference``):
+``rms_norm`` always by blocks of rows (``fastpath``), ``rms_norm_forward`` over the
+whole input at once, keeping every stage; both give the same bits. The backward
+blocks large inputs.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def rms_norm(
     ``out``, if given, receives the result and is returned: an array of the input's
     shape and output dtype that shares no memory with the input (if the input is
     rejected, ``out`` may already hold part of the work). Every call takes the
-    fast path (fastpath.py), a few numpy operations per block of rows; its results
-    agree with the reference arithmetic below to a few units in the last place.
+    fast path (fastpath.py), a few numpy operations per block of rows, and returns
+    ``rms_norm_forward(x, gain, eps).output`` bit for bit.
     """
     return fastpath.rms_norm_blocked(x, gain, eps, out)
 
@@ -45,12 +46,13 @@ def rms_norm_forward(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: f
     """Run RMSNorm and keep every intermediate, for teaching and for the backward."""
     x, gain, eps, out_dtype = validated(x, gain, eps)
     mean_square, inverse_rms, normalized = normalize(x, eps)
-    return RMSNormForward(
-        mean_square=mean_square,
-        inverse_rms=inverse_rms,
-        normalized=normalized.astype(out_dtype, copy=False),
-        output=(normalized * gain).astype(out_dtype, copy=False),
-    )
+    with np.errstate(over="ignore"):  # a gain can carry x-hat past float16's range, as it does on the fast path
+        return RMSNormForward(
+            mean_square=mean_square,
+            inverse_rms=inverse_rms,
+            normalized=normalized.astype(out_dtype, copy=False),
+            output=(normalized * gain).astype(out_dtype, copy=False),
+        )
 
 
 def rms_norm_backward(
@@ -66,11 +68,15 @@ def rms_norm_backward(
         grad_x    = r * (u - x-hat * mean(u * x-hat))      (per row)
         grad_gain = sum over every row of grad_output * x-hat     shape (d,)
 
-    Both come back in the input's dtype. Large inputs take the blocked fast path.
+    Both come back in the input's dtype. Inputs from ``fastpath.BACKWARD_BLOCKS_FROM``
+    bytes up take the blocked fast path: its grad_x is the same bit for bit, and so is
+    its grad_gain up to one block; beyond, grad_gain is summed block by block, the
+    blocks' sums in float64, and agrees to rounding.
     """
     if fastpath.worth_blocking(x, grad_output):
         return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
     x, gain, eps, out_dtype = validated(x, gain, eps)
     grad_output = validated_upstream(grad_output, x)
     grad_x, grad_gain = gradients(x, gain, eps, grad_output)
-    return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype, copy=False)
+    with np.errstate(over="ignore"):  # float16 may not hold a gradient, on either path
+        return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype)

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import errors
-from .checks import as_real_array, compute_dtype, output_dtype, row_name, validated, validated_upstream
+from .checks import as_real_array, compute_dtype, narrowed, output_dtype, row_name, validated, validated_upstream
 from .reference import DEFAULT_EPS
 
 
@@ -39,7 +39,9 @@ class Tensor:
 
     def _operand(self, other: Tensor | npt.ArrayLike, op: str) -> Tensor:
         """The other side of ``op``: a plain number becomes a constant leaf in this tensor's dtype."""
-        other = other if isinstance(other, Tensor) else Tensor(np.asarray(other, dtype=self.value.dtype))
+        if not isinstance(other, Tensor):
+            what = f"the operand of {op}"
+            other = Tensor(narrowed(as_real_array(other, what), self.value.dtype, what))
         try:
             np.broadcast_shapes(self.value.shape, other.value.shape)
         except ValueError:
@@ -119,7 +121,7 @@ class Tensor:
                 f"grad_output has shape {upstream.shape}, but the output has shape {self.value.shape}; "
                 "expected the same shape"
             )
-        pending = {id(self): upstream.astype(self.value.dtype, copy=False)}
+        pending = {id(self): narrowed(upstream, self.value.dtype, "grad_output")}
         for node in reversed(self.topological_order()):
             g = pending.pop(id(node))
             node.grad = node.grad + g

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..core.format import binary_size
 from ..core.machine import last_level_cache
 from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
 from .formulas import layer_norm_formula, layer_norm_formula_backward, rms_norm_formula, rms_norm_formula_backward
@@ -223,53 +222,3 @@ def size_sweep(
             seconds[name].append(span)
         counts.append(x.size)
     return SizeSweep(np.array(counts), {name: np.array(spans) for name, spans in seconds.items()}, dtype)
-
-
-# --- the ratios that tell whether the kernel got slower ----------------------------------
-
-LARGE_SHAPE = (4, 2048, 4096)  # 128 MiB of float32: a model-sized batch, far beyond every cache
-Forward = Callable[[np.ndarray, "np.ndarray | None", float, "np.ndarray | None"], np.ndarray]
-Backward = Callable[[np.ndarray, np.ndarray, float, np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-def _public_forward(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray:
-    return rms_norm(x, gain, eps, out=out)
-
-
-def kernel_ratios(
-    forward: Forward = _public_forward, backward: Backward = rms_norm_backward, repeats: int = 7
-) -> dict[str, Spread]:
-    """A kernel's times as ratios to what runs beside it in the same rounds: a busy machine slows both.
-
-    Each ratio is lower when the kernel is faster. The cases are where a kernel has
-    gone wrong before: a model-sized batch far beyond the caches (against a copy, and
-    the backward against the forward), and inputs that fit in cache, where a few
-    microseconds of bookkeeping decide the race with the formula.
-    """
-    ratios = {}
-    x, grad_output, gain, _ = _batch(LARGE_SHAPE, np.float32, seed=0)
-    out = np.empty_like(x)
-    large = timings(
-        {
-            COPY: lambda: np.copyto(out, x),
-            INTO_OUT: lambda: forward(x, gain, DEFAULT_EPS, out),
-            PACKAGE: lambda: forward(x, gain, DEFAULT_EPS, None),
-            BACKWARD: lambda: backward(x, gain, DEFAULT_EPS, grad_output),
-        },
-        repeats,
-    )
-    ratios["128 MiB float32: rms_norm(out=) / copy"] = large.ratio(INTO_OUT, COPY)
-    ratios["128 MiB float32: backward / forward"] = large.ratio(BACKWARD, PACKAGE)
-    for nbytes, dtype, rows in ((2**20, np.float64, 128), (4096, np.float32, 1)):
-        shape = (rows, nbytes // rows // np.dtype(dtype).itemsize)
-        measured = _cache_sized(forward, shape, dtype, max(repeats, 15))
-        name = f"{binary_size(nbytes)} {np.dtype(dtype).name}, rows of {shape[-1]}: rms_norm / formula"
-        ratios[name] = measured.ratio(PACKAGE, FORMULA)
-    return ratios
-
-
-def _cache_sized(forward: Forward, shape: tuple[int, int], dtype: npt.DTypeLike, repeats: int) -> Timings:
-    """The kernel and the formula on an input that fits in cache."""
-    x, _, gain, _ = _batch(shape, dtype, seed=0)
-    runs = {PACKAGE: lambda: forward(x, gain, DEFAULT_EPS, None), FORMULA: lambda: rms_norm_formula(x, gain)}
-    return timings(runs, repeats, warmup=2, number=max(1, SAMPLE_BYTES // x.nbytes))

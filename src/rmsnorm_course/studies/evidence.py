@@ -286,8 +286,25 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
     BoundaryCase("eps = -1e-5", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, -DEFAULT_EPS)),
     BoundaryCase("eps = NaN", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("nan"))),
     BoundaryCase("eps = infinity", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("inf"))),
+    BoundaryCase("eps = 10**400", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, 10**400)),
+    BoundaryCase(
+        "eps = 1e-46 with a float32 input",
+        errors.InvalidEpsilon,
+        lambda: rms_norm(np.array(INPUT, np.float32), GAIN, 1e-46),
+    ),
+    BoundaryCase(
+        "a masked input",
+        errors.MaskedArrayError,
+        lambda: rms_norm(np.ma.masked_array(INPUT, mask=[False, True]), GAIN),
+    ),
+    BoundaryCase(
+        "a float64 gain of 1e39 for a float32 input",
+        errors.NonFiniteValue,
+        lambda: rms_norm(np.array(INPUT, np.float32), (1.5, 1e39)),
+    ),
     BoundaryCase("an input of shape (2, 0)", errors.EmptyFeatureWidth, lambda: rms_norm(np.zeros((2, 0)))),
     BoundaryCase("a layer of width 0", errors.EmptyFeatureWidth, lambda: RMSNorm(0)),
+    BoundaryCase("a layer of width 10**400", errors.FeatureWidthTooLarge, lambda: RMSNorm(10**400)),
     BoundaryCase("a gain of shape (1, 2)", errors.GainShapeError, lambda: rms_norm(INPUT, [GAIN])),
     BoundaryCase(
         "NaN in row 1 of the input",
