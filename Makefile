@@ -48,6 +48,7 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 book test-package
 	$(BIN)/python -m pytest $(BOOK_TESTS) -m "not end_to_end"
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 BOOK_TESTS := tests/test_book.py
 test-package: $(STAMP)
@@ -76,6 +77,7 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 report: $(STAMP)
 	$(BIN)/python -m rmsnorm_course
@@ -104,7 +106,7 @@ grade: $(STAMP)
 # --option=NAME, so none of them can become an option.
 grade-class: $(STAMP)
 	@test -n "$$GRADE_DIR" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
-	$(BIN)/python -P -m rmsnorm_course grade "--out=$$GRADE_OUT" \
+	$(BIN)/python -P -m classroom grade "--out=$$GRADE_OUT" \
 		$${GRADE_PATTERN:+"--pattern=$$GRADE_PATTERN"} $${GRADE_POLICY:+"--policy=$$GRADE_POLICY"} \
 		$${GRADE_TITLE:+"--title=$$GRADE_TITLE"} $${GRADE_NOTE:+"--note-file=$$GRADE_NOTE"} -- "$$GRADE_DIR"
 

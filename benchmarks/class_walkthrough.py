@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from rmsnorm_course.grading.answers import answers_file  # noqa: E402
-from rmsnorm_course.questions.registry import EXERCISES  # noqa: E402
+from predict_check.sheets import answers_file  # noqa: E402
+from rmsnorm_course.questions import COURSE  # noqa: E402
 
-SOLUTIONS = answers_file(solutions=True)
+SOLUTIONS = answers_file(COURSE, solutions=True)
 SURNAMES = "garcia lee okafor novak silva kim rossi haddad ito muller dubois jensen ali costa"
 FIRSTS = "ana ben chloe dev eva finn gia hugo iris jon kai lena mo nia omar pia quinn rui sara tom"
 
@@ -71,7 +71,7 @@ def make_class(folder: Path) -> list[str]:
         path = folder / f"{name}_{late}{1001 + n}_{50001 + n}_answers{'-1' if n == 5 else ''}.toml"
         data: bytes
         if kind == "blank":
-            data = answers_file().encode()
+            data = answers_file(COURSE).encode()
         elif kind == "partial":
             data = (partial + "\n").encode()
         elif kind == "slips":
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     page = pages[min(8, len(pages) - 1)]
     print(f"\n--- {page.relative_to(base)}, {len(page.read_text(encoding='utf-8').split())} words ---")
     print(page.read_text(encoding="utf-8"))
-    print(f"figure: {grades / 'grades.png'}; exercises in the chapter: {len(EXERCISES)}")
+    print(f"figure: {grades / 'grades.png'}; exercises in the chapter: {len(COURSE.exercises)}")
     return run.returncode
 
 

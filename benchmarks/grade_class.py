@@ -4,7 +4,7 @@ Writes the seeded class of the gradebook's tests (300 answer files of known scor
 a few of them hostile) to a temporary folder, then times, end to end as an
 instructor runs them:
 
-- ``python -m rmsnorm_course grade FOLDER --gradebook ... --feedback ...``, one process
+- ``python -m classroom grade FOLDER --gradebook ... --feedback ...``, one process
   for the whole class (the median of a few runs), checked against the known scores;
 - ``python -m pytest exercises --answers FILE`` for the first files, one process each,
   as the README's loop did; the total for the class is that mean times the class size.
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
         submissions = generate_class(args.files)
         paths = write_class(root / "submissions", submissions)
         gradebook = root / "out" / "grades.csv"
-        one_run = [sys.executable, "-m", "rmsnorm_course", "grade", str(root / "submissions")]
+        one_run = [sys.executable, "-m", "classroom", "grade", str(root / "submissions")]
         one_run += ["--gradebook", str(gradebook), "--feedback", str(root / "out" / "feedback")]
         runs = [seconds(one_run) for _ in range(args.repeats)]
         with gradebook.open(encoding="utf-8") as file:

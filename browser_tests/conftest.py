@@ -62,9 +62,9 @@ def browser() -> Browser:
 
 def show_every_answer(context) -> None:
     """As if the reader had opened every box's answer: the chapter's pages hold nothing back in ``context``."""
-    from rmsnorm_course.questions.registry import EXERCISES
+    from rmsnorm_course.questions import COURSE
 
-    state = json.dumps({"answers": {}, "shown": list(EXERCISES)})
+    state = json.dumps({"answers": {}, "shown": list(COURSE.exercises)})
     context.add_init_script(f"window.localStorage.setItem('rmsnorm-course/answers', {json.dumps(state)});")
 
 

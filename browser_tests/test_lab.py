@@ -32,13 +32,13 @@ from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
 
 from conftest import ROOT, SCREENSHOTS
+from predict_check.box import GO_ON
+from predict_check.sheets import AnswerSheet
 from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
-from rmsnorm_course.grading.answers import AnswerSheet
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import DEFAULT_EPS, START_VECTOR, explore, readout_rows
-from rmsnorm_course.views.prediction import GO_ON
 
 PAGES = ["book/index", *CHAPTER]
 BOX = re.compile(r'^Prediction\("([a-z0-9-]+)"\)$')  # a chapter box's cell (the review page's boxes hold nothing)
@@ -252,7 +252,7 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     outputs = "\n".join(lab_page.locator(".jp-OutputArea-output").all_inner_texts())
     first_try = check("mean-square", sum(v**2 for v in example.INPUT))
     assert first_try.title in outputs and f"✗ Not yet, you said {first_try.answer}:" in outputs
-    assert outputs.count("Predict: ") == len(EXERCISES)  # every box, as a widget
+    assert outputs.count("Predict: ") == len(COURSE.exercises)  # every box, as a widget
 
 
 # --- what follows a box waits ------------------------------------------------------------------
@@ -297,7 +297,7 @@ GATED_PAGES = [path for path in CHAPTER if boxes(path)]
 
 
 def test_every_chapter_box_is_found():
-    assert sum(len(boxes(path)) for path in CHAPTER) == len(EXERCISES)  # the review page asks them again
+    assert sum(len(boxes(path)) for path in CHAPTER) == len(COURSE.exercises)  # the review page asks them again
 
 
 @pytest.mark.parametrize("path", GATED_PAGES)
@@ -336,7 +336,7 @@ def answer(box, typed: list[str]) -> None:
     for text in typed:
         field.fill(text)
         field.press("Enter")
-        expect(box.locator(".rmsnorm-verdict")).to_contain_text(f"you said {text}")
+        expect(box.locator(".predict-check-verdict")).to_contain_text(f"you said {text}")
 
 
 def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_scores(lab_page, lab, tmp_path):
@@ -360,7 +360,7 @@ def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_score
     }
     first_box = cells.nth(ids["mean-square"])
     answer(first_box, tries["mean-square"])
-    expect(first_box.locator(".rmsnorm-verdict")).to_contain_text("✓ Correct")
+    expect(first_box.locator(".predict-check-verdict")).to_contain_text("✓ Correct")
     expect(first_box).to_contain_text("Your first try, kept for the grader: ✗ Not yet, you said 25")
     expect(cells.nth(ids["reciprocal-rms"])).to_be_hidden()  # answered, and yet the page waits for the learner
     first_box.scroll_into_view_if_needed()
@@ -374,17 +374,17 @@ def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_score
     lab_page.screenshot(path=str(SHOTS / "3-gone-on.png"))
     second_box = cells.nth(ids["reciprocal-rms"])
     answer(second_box, tries["reciprocal-rms"])
-    expect(second_box.locator(".rmsnorm-verdict")).to_contain_text("✓ Correct")
+    expect(second_box.locator(".predict-check-verdict")).to_contain_text("✓ Correct")
 
     second_box.get_by_role("button", name="Save my answers").click()
     saved = tmp_path / "answers.toml"
-    expect(second_box).to_contain_text(f"Saved 2 of {len(EXERCISES)} predictions to {saved}")
-    sheet = AnswerSheet.read(saved)
+    expect(second_box).to_contain_text(f"Saved 2 of {len(COURSE.exercises)} predictions to {saved}")
+    sheet = AnswerSheet.read(COURSE, saved)
     assert sheet.answers["mean-square"] == "12.5" and sheet.first_try("mean-square").word == "not right"
     assert sheet.answers["reciprocal-rms"] == f"{reciprocal:.6f}"
     command = [sys.executable, "-m", "pytest", "exercises", "--answers", str(saved), "-q", "-p", "no:cacheprovider"]
     grader = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
-    assert grader.stdout.strip().splitlines()[-1] == f"score: 2/{len(EXERCISES)}", grader.stdout[-2000:]
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 2/{len(COURSE.exercises)}", grader.stdout[-2000:]
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
     assert "mean-square: not right" in grader.stdout and "reciprocal-rms: right" in grader.stdout
     assert lab_page.foreign_requests == []

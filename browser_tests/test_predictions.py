@@ -31,12 +31,12 @@ import pytest
 from leaks import expected_renderings
 
 from conftest import HTML, ROOT, QuietHandler, page_with_errors
+from predict_check import reading
+from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
+from predict_check.kinds import Choice, Number, Place, Shape, Vector
+from predict_check.sheets import AnswerSheet
 from rmsnorm_course import check
-from rmsnorm_course.grading import reading
-from rmsnorm_course.grading.answers import AnswerSheet
-from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.questions.registry import EXERCISES
-from rmsnorm_course.views.prediction import DATA_GLOBAL, DATA_SCRIPT, exercise_data
+from rmsnorm_course.questions import COURSE
 
 READY = "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
 UNFOLD = "() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = true; })"
@@ -129,11 +129,11 @@ def _near(value: float, rng: random.Random) -> str:
 def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -> list[str]:
     """``count`` strings for one exercise: its right, close, slipped and wrong answers, mutated every which way."""
     rng = random.Random(seed)
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     kind, solution = exercise.kind, exercise.solve()
     seeds = [kind.toml(solution.answer).strip('"'), "", " ", "twelve", "[]", "()", "[1, 2", "1e999", "9" * 400]
     seeds += ["1/4", "-3/0", " 25 / 2 ", "1e-5/3", "0,28", "-12,5", "8 bytes", "8B", "8 MiB", "4%", "2x5x3", "2 X 5"]
-    seeds += [kind.toml(value).strip('"') for value, _ in solution.pitfalls]
+    seeds += [kind.toml(value).strip('"') for value, _ in solution.slips]
     for _ in range(40):
         if isinstance(kind, Place):
             seeds.append(_near(solution.answer * rng.choice([1, 1.05, 0.9, 1.2, 0.86, 1.15]), rng))
@@ -199,9 +199,9 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
     assert len(strings) >= STRINGS_PER_KIND
     started = time.perf_counter()
     shown = page.evaluate(
-        "([data, strings]) => strings.map(s => { const v = window.rmsnormJudge(data, s);"
+        "([data, strings]) => strings.map(s => { const v = window.predictCheckJudge(data, s);"
         " return [v.outcome, v.answer === undefined ? null : v.answer, v.message, v.detail || null]; })",
-        [json.loads(json.dumps(exercise_data(exercise_id))), strings],
+        [json.loads(json.dumps(exercise_data(COURSE.get(exercise_id)))), strings],
     )
     expected = [python_verdict(exercise_id, text) for text in strings]
     seconds = time.perf_counter() - started
@@ -251,9 +251,9 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
 def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
     page, _ = review_page
     shown = page.evaluate(
-        "([data, s]) => { const v = window.rmsnormJudge(data, s);"
+        "([data, s]) => { const v = window.predictCheckJudge(data, s);"
         " return [v.outcome, v.answer ?? null, v.message, v.detail || null]; }",
-        [exercise_data(exercise_id), typed],
+        [exercise_data(COURSE.get(exercise_id)), typed],
     )
     assert shown == python_verdict(exercise_id, typed)
 
@@ -310,7 +310,7 @@ LAST_PARAGRAPH = ".bd-article section > p"  # the prose, not a folded output's
 
 def written_forms(exercise_id: str) -> list[str]:
     """Every written form of a number, vector or shape answer: at three significant figures or more, whole."""
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     if isinstance(exercise.kind, Choice):
         return []
     reference = exercise.kind.show(exercise.solve().answer)
@@ -324,7 +324,7 @@ def shown_whole(form: str, text: str) -> bool:
 
 
 def typed_answer(exercise_id: str) -> str:
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     return exercise.kind.toml(exercise.solve().answer).strip('"')
 
 
@@ -558,7 +558,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     assert page.locator(".prediction-progress").is_visible()  # above the review page's folds, not inside one
     page.evaluate(UNFOLD)
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked, 0 right"
+    assert count.text_content() == f"0 of {len(COURSE.exercises)} predictions checked, 0 right"
     tries = {  # exercise -> what is typed, in order: the first prediction, then the last
         "mean-square": ["25", "12.5"],
         "reciprocal-rms": ["0.2828", "twelve", "0.282843"],  # an unreadable try is no prediction
@@ -572,13 +572,13 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
         for typed in answers:
             box.locator("input.prediction-input").fill(typed)
             box.locator("input.prediction-input").press("Enter")
-    assert count.text_content() == f"5 of {len(EXERCISES)} predictions checked, 3 right"
+    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.unreadable is None and sheet.unknown_ids() == []
     assert sheet.grade("mean-square").correct and not sheet.first_try("mean-square").right
     assert sheet.first_try("reciprocal-rms").verdict.outcome.name == "CLOSE" and sheet.grade("reciprocal-rms").correct
@@ -596,7 +596,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
 
     command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
     grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
-    assert grader.stdout.strip().splitlines()[-1] == f"score: 3/{len(EXERCISES)}"
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 3/{len(COURSE.exercises)}"
     assert "first tries, your own record: 1 of 5 right" in grader.stdout  # only normalized was right at once
     assert "kept by their browser and not checked by the grader" in grader.stdout
 
@@ -604,14 +604,14 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     page.wait_for_function(READY)
     page.evaluate(UNFOLD)
     assert page.locator(".prediction[data-exercise='mean-square'] input.prediction-input").input_value() == "12.5"
-    assert count.text_content() == f"5 of {len(EXERCISES)} predictions checked, 3 right"
+    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"
 
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.get_by_role("button", name="Clear my answers").click()
-    assert count.text_content() == f"5 of {len(EXERCISES)} predictions checked, 3 right"  # asked first: kept
+    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"  # asked first: kept
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Clear my answers").click()
-    assert count.text_content() == f"0 of {len(EXERCISES)} predictions checked, 0 right"
+    assert count.text_content() == f"0 of {len(COURSE.exercises)} predictions checked, 0 right"
     stored = json.loads(page.evaluate(f"() => window.localStorage.getItem('{STORE}')"))
     assert stored["answers"] == {} and stored["firsts"]["mean-square"] == {"text": "25", "shown": False}
     assert errors == []
@@ -624,7 +624,7 @@ def _download(page, tmp_path, name="answers.toml"):
     assert download.value.suggested_filename == name
     path = tmp_path / name
     download.value.save_as(path)
-    return AnswerSheet.read(path)
+    return AnswerSheet.read(COURSE, path)
 
 
 def _answer(page, exercise_id, typed):
@@ -679,7 +679,7 @@ def test_an_edited_store_is_reported_only_as_the_student_s_own_record(browser, s
     first = sheet.first_try("mean-square")
     assert first.right and first.unanswered  # carried into the download as it was edited: no final answer beside it
     answers = tmp_path / "answers.toml"
-    command = [sys.executable, "-P", "-m", "rmsnorm_course", "grade", str(answers), "--out", str(tmp_path / "out")]
+    command = [sys.executable, "-P", "-m", "classroom", "grade", str(answers), "--out", str(tmp_path / "out")]
     graded = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     said = "first try*: first tries are the student's own record, kept by their browser and not checked"
     assert said in graded.stdout
@@ -720,12 +720,12 @@ def test_a_corrupt_store_is_set_aside_and_saving_goes_on(browser, server, tmp_pa
     box.locator("input.prediction-input").fill("12.5")
     box.locator("input.prediction-input").press("Enter")
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 1 right"
+    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 1 right"
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    assert AnswerSheet.read(path).grade("mean-square").correct
+    assert AnswerSheet.read(COURSE, path).grade("mean-square").correct
     assert page.evaluate("(key) => window.localStorage.getItem(key)", f"{STORE}/set-aside") == stored  # not lost
     context.close()
 
@@ -761,7 +761,7 @@ def test_with_storage_refused_or_full_a_right_answer_opens_the_page_which_says_a
     assert page.get_by_text(UNKEPT).count() == 1  # said once
     assert not page.locator(".prediction-progress .prediction-note").is_visible()  # not "kept in this browser"
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 1 right"
+    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 1 right"
     sheet = _download(page, tmp_path)
     assert sheet.grade("grad-x").correct and sheet.first_try("grad-x").word == "not right" and not sheet.problems()
     assert [error for error in errors if "/_static/prediction" in error] == []  # the theme's own may throw
@@ -806,7 +806,7 @@ def test_a_download_of_unusual_text_grades_exactly_as_the_page_showed(browser, s
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.unreadable is None
     kept = {exercise_id: text for exercise_id, text in shown.items() if "Cannot read" not in text}
     assert {exercise_id: sheet.grade(exercise_id).sentence for exercise_id in kept} == kept
@@ -820,8 +820,8 @@ TYPED_AT = "([key, id]) => (JSON.parse(window.localStorage.getItem(key)).answers
 
 def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser, server, tmp_path):
     """The same predictions, typed in the page and in a kernel's widgets, give the same answers file."""
-    from rmsnorm_course.grading.saved_answers import typed_answers_file
-    from rmsnorm_course.views.prediction import KernelAnswers
+    from predict_check.box import KernelAnswers
+    from predict_check.saved import typed_answers_file
 
     # a first try, the unusual text, then a quote, a backslash and a tab (a text field keeps no line break)
     tries = {exercise_id: ["0.5", typed, '1"\\\t'] for exercise_id, typed in UNUSUAL.items()}
@@ -831,7 +831,7 @@ def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser,
     page, errors = page_with_errors(context, f"{server}/book/exercises.html")
     page.wait_for_function(READY)
     page.evaluate(UNFOLD)
-    kernel = KernelAnswers()
+    kernel = KernelAnswers(COURSE)
     for exercise_id, answers in tries.items():
         field = page.locator(f".prediction[data-exercise='{exercise_id}'] input.prediction-input")
         for typed in answers:
@@ -843,14 +843,14 @@ def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser,
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    assert path.read_bytes() == typed_answers_file(kernel.typed()).encode("utf-8")
+    assert path.read_bytes() == typed_answers_file(COURSE, kernel.typed()).encode("utf-8")
     assert errors == []
     context.close()
 
 
 # --- answers placed on a picture, and practice with fresh inputs -----------------------------------
 
-PLACED = {exercise_id: e for exercise_id, e in EXERCISES.items() if isinstance(e.kind, Place)}
+PLACED = {exercise_id: e for exercise_id, e in COURSE.exercises.items() if isinstance(e.kind, Place)}
 
 
 def _page_of(exercise_id: str) -> str:
@@ -862,7 +862,7 @@ def _page_of(exercise_id: str) -> str:
 
 def _shown_but(context, exercise_id: str) -> None:
     """As if every other box's answer had been opened: the page holds nothing back before this one."""
-    state = json.dumps({"answers": {}, "shown": [i for i in EXERCISES if i != exercise_id]})
+    state = json.dumps({"answers": {}, "shown": [i for i in COURSE.exercises if i != exercise_id]})
     context.add_init_script(f"window.localStorage.setItem('{STORE}', {json.dumps(state)});")
 
 
@@ -930,10 +930,10 @@ def test_a_picture_box_is_answered_on_its_figure_and_graded_as_typed(
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    assert AnswerSheet.read(path).grade(exercise_id).correct
+    assert AnswerSheet.read(COURSE, path).grade(exercise_id).correct
     command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
     grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
-    assert grader.stdout.strip().splitlines()[-1] == f"score: 1/{len(EXERCISES)}"
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 1/{len(COURSE.exercises)}"
     assert errors == []
     context.close()
 
@@ -953,7 +953,7 @@ def test_try_another_asks_fresh_inputs_judged_alike_and_never_scored(browser, se
     for number, typed in ((1, None), (2, "20"), (3, "3/1")):
         another.click()
         question = variant.locator(".prediction-variant-question").text_content()
-        exercise = EXERCISES["mean-square"].variant(number - 1)
+        exercise = COURSE.exercises["mean-square"].variant(number - 1)
         assert question == f"Variant {number}: {exercise.prompt}"
         text = typed if typed is not None else exercise.kind.toml(exercise.solve().answer)
         variant.locator("input").fill(text)
@@ -966,12 +966,12 @@ def test_try_another_asks_fresh_inputs_judged_alike_and_never_scored(browser, se
         variant.locator(".prediction-variant-count").text_content().startswith("Variant 3 of 5. 2 of 5 variants right")
     )
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(EXERCISES)} predictions checked, 0 right"  # variants never count
+    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 0 right"  # variants never count
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
     download.value.save_as(path)
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert not sheet.grade("mean-square").correct and sheet.problems() == []
     assert [(i, n, v.correct) for i, n, v in sheet.variant_tries()] == [
         ("mean-square", 1, True),
@@ -980,7 +980,7 @@ def test_try_another_asks_fresh_inputs_judged_alike_and_never_scored(browser, se
     ]
     command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
     grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
-    assert grader.stdout.strip().splitlines()[-1] == f"score: 0/{len(EXERCISES)}"
+    assert grader.stdout.strip().splitlines()[-1] == f"score: 0/{len(COURSE.exercises)}"
     assert "practice variants: 2 of 3 right (not part of the score)" in grader.stdout
     assert errors == []
     context.close()

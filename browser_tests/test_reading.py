@@ -24,8 +24,8 @@ from axe_playwright_python.sync_playwright import Axe
 from book_pages import PAGES
 
 from conftest import page_with_errors, show_every_answer
-from rmsnorm_course.grading.feedback import reference
-from rmsnorm_course.questions.registry import EXERCISES
+from predict_check.verdicts import reference
+from rmsnorm_course.questions import COURSE
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED
 
@@ -296,7 +296,7 @@ def test_printed_figures_fit_the_page_and_boxes_are_questions_with_their_answers
     if boxes:
         assert found["breaks"] == "page" and found["answers"] is not None
         for exercise_id in boxes:
-            assert reference(exercise_id).message in found["answers"]
+            assert reference(COURSE.get(exercise_id)).message in found["answers"]
     else:
         assert found["answers"] is None
     assert errors == []
@@ -350,7 +350,7 @@ def test_without_javascript_check_stays_on_the_page_and_the_page_says_what_needs
 def test_each_input_is_named_by_its_question_and_each_button_by_its_box(browser, server):
     context, page, _ = open_page(browser, server, "book/exercises", 1280, every_answer=False)
     page.evaluate("() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = true; })")
-    for exercise_id, exercise in EXERCISES.items():
+    for exercise_id, exercise in COURSE.exercises.items():
         box = page.locator(f".prediction[data-exercise='{exercise_id}']")
         question = box.locator(".prediction-question").text_content()
         assert box.get_by_role("textbox", name=question, exact=True).count() == 1, exercise_id
@@ -390,7 +390,7 @@ def test_the_verdict_is_the_one_live_announcement(browser, server):
         """() => [...document.querySelectorAll('.bd-article :is([aria-live], [role=status], [role=alert], [role=log])')]
              .map(e => e.className)"""
     )
-    assert len([name for name in live if name == "prediction-verdict"]) == len(EXERCISES)
+    assert len([name for name in live if name == "prediction-verdict"]) == len(COURSE.exercises)
     assert all("verdict" in name for name in live), live  # a box's verdict, or a verdict check() printed
     assert page.locator(".prediction-progress [aria-live], .prediction-progress [role=status]").count() == 0
     context.close()

@@ -1,133 +1,13 @@
 """The grader's report: one line of words per failed exercise, no tracebacks, and a score last.
 
 ``pytest exercises`` grades exercises/answers.toml; ``pytest exercises --answers=PATH``
-grades another file (a relative PATH is taken from where pytest was started; with the
-``=``, a name that begins with a dash is a name too).
-With ``--junitxml FILE`` every exercise becomes a test case whose failure message is
-the verdict, and the suite carries the score. A whole class is graded in one run by
-``python -m rmsnorm_course grade``, with the same reader and verdicts.
+grades another file. A whole class is graded in one run by ``python -m classroom grade``,
+with the same reader and verdicts.
 """
 
-from __future__ import annotations
-
-import os
 from pathlib import Path
 
-import pytest
+from predict_check.pytest_plugin import hooks
+from rmsnorm_course.questions import COURSE
 
-from rmsnorm_course.grading.answers import SELF_RECORDED, AnswerSheet
-from rmsnorm_course.grading.feedback import Verdict, score
-from rmsnorm_course.grading.untrusted import visible
-from rmsnorm_course.questions.registry import EXERCISES
-
-TEMPLATE = Path(__file__).parent / "answers.toml"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--answers",
-        metavar="PATH",
-        default=None,
-        help=f"answers file to grade (default: {TEMPLATE.parent.name}/{TEMPLATE.name}); "
-        "write --answers=PATH for a name that begins with a dash",
-    )
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    given = config.getoption("answers", default=None)  # absent when this folder is reached late, by `pytest .`
-    path = TEMPLATE if given is None else config.invocation_params.dir / given
-    report = getattr(config.option, "xmlpath", None)
-    if report and _same_file(config.invocation_params.dir / report, path):
-        raise pytest.UsageError(
-            f"--junitxml {visible(report)} is the answers file itself, which the grader never writes; "
-            "expected a report path of its own"
-        )
-    config.pluginmanager.register(Grader(AnswerSheet.read(path)), Grader.name)
-
-
-def _same_file(first: Path, second: Path) -> bool:
-    try:
-        return os.path.samefile(first, second)
-    except OSError:  # either does not exist yet: not the same file
-        return False
-
-
-class Grader:
-    """Counts the exercises answered correctly and shapes what the terminal shows."""
-
-    name = "rmsnorm-grader"
-
-    def __init__(self, sheet: AnswerSheet):
-        self.sheet = sheet
-        self.verdicts: dict[str, Verdict] = {}  # by test node id
-
-    def grade(self, nodeid: str, exercise_id: str) -> Verdict:
-        verdict = self.verdicts[nodeid] = self.sheet.grade(exercise_id)
-        return verdict
-
-    @property
-    def score(self) -> str:
-        return f"{score(self.verdicts.values())}/{len(EXERCISES)}"
-
-    def problems(self) -> list[str]:
-        return self.sheet.problems()
-
-    def pytest_report_header(self) -> str:
-        return f"answers file: {self.sheet.name}"
-
-    def pytest_report_teststatus(self, report: pytest.TestReport):
-        """Say "NOT ANSWERED", "WRONG" or "UNREADABLE" where pytest would say "FAILED"."""
-        verdict = self.verdicts.get(report.nodeid)
-        if verdict is not None and report.when == "call" and report.failed:
-            return "failed", "F", (verdict.outcome.value.upper(), {"red": True})
-        return None
-
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        problems = self.problems()
-        if problems:
-            terminalreporter.section("answers file problems")
-            for problem in problems:
-                terminalreporter.write_line(problem)
-        if self.sheet.notes:
-            terminalreporter.section("how the file was read")
-            for note in self.sheet.notes:
-                terminalreporter.write_line(note)
-        firsts = {exercise_id: self.sheet.first_try(exercise_id) for exercise_id in EXERCISES}
-        recorded = {exercise_id: first for exercise_id, first in firsts.items() if first is not None}
-        if recorded:
-            right = sum(first.right for first in recorded.values())
-            terminalreporter.section(f"first tries, your own record: {right} of {len(recorded)} right")
-            terminalreporter.write_line(f"The {SELF_RECORDED}.")
-            for exercise_id, first in recorded.items():
-                flag = " (no final answer)" if first.unanswered else ""
-                terminalreporter.write_line(f"{exercise_id}: {first.word}{flag}")
-        variants = self.sheet.variant_tries()
-        if variants:
-            right = sum(verdict.correct for *_, verdict in variants)
-            terminalreporter.section(f"practice variants: {right} of {len(variants)} right (not part of the score)")
-
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session):
-        if self.problems() and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an answer nobody graded is not a pass
-        result = yield
-        if session.config.option.collectonly:
-            return result
-        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None:
-            terminal.write_line(f"score: {self.score}")
-        else:
-            print(f"score: {self.score}")
-        return result
-
-
-@pytest.fixture(scope="session")
-def grader(pytestconfig: pytest.Config) -> Grader:
-    return pytestconfig.pluginmanager.get_plugin(Grader.name)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def score_in_junit(grader: Grader, record_testsuite_property):
-    """Put the score on the test suite of a ``--junitxml`` report, once every exercise is graded."""
-    yield
-    record_testsuite_property("score", grader.score)
+pytest_addoption, pytest_configure, grader, score_in_junit = hooks(COURSE, Path(__file__).parent / "answers.toml")

@@ -4,13 +4,7 @@ A failure says what was wrong in words: "not answered", the hint for a wrong ans
 or why an answer could not be read. It never shows the expected value.
 """
 
-import pytest
+from predict_check.pytest_plugin import answer_test
+from rmsnorm_course.questions import COURSE
 
-from rmsnorm_course.questions.registry import EXERCISES
-
-
-@pytest.mark.parametrize("exercise_id", list(EXERCISES))
-def test_answer(exercise_id, grader, request):
-    verdict = grader.grade(request.node.nodeid, exercise_id)
-    if not verdict.correct:
-        pytest.fail(grader.sheet.explain(verdict), pytrace=False)
+test_answer = answer_test(COURSE)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmsnorm_course.grading.answers import answers_file
-from rmsnorm_course.questions.registry import EXERCISES
+from predict_check.sheets import answers_file
+from rmsnorm_course.questions import COURSE
 
-M = len(EXERCISES)
-SOLUTIONS = answers_file(solutions=True)
+M = len(COURSE.exercises)
+SOLUTIONS = answers_file(COURSE, solutions=True)
 MiB = 2**20
 
 

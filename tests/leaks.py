@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmsnorm_course.grading.kinds import Choice, Shape
-from rmsnorm_course.questions.registry import Exercise
+from predict_check.exercises import Exercise
+from predict_check.kinds import Choice, Shape
 
 SPECS = (".6f", ".5f", ".4f", ".3g", ".4g", ".5g", ".6g", "g")  # six decimals, and three significant figures or more
 

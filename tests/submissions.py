@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 from hostile import HOSTILE
 
-from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.questions.registry import EXERCISES, Exercise
+from predict_check.exercises import Exercise
+from predict_check.kinds import Choice, Number, Place, Shape, Vector
+from rmsnorm_course.questions import COURSE
 
 SEED = 15
 WHOLE_FILE_REFUSALS = (
@@ -56,8 +57,8 @@ def wrong(exercise: Exercise) -> str:
 
 def slip(exercise: Exercise) -> str | None:
     """The first known slip's answer (TOML text), or None for an exercise without one."""
-    pitfalls = exercise.solve().pitfalls
-    return exercise.kind.toml(pitfalls[0][0]) if pitfalls else None
+    slips = exercise.solve().slips
+    return exercise.kind.toml(slips[0][0]) if slips else None
 
 
 @dataclass(frozen=True)
@@ -88,17 +89,17 @@ WORDS = {
 def generate_class(count: int = 300, seed: int = SEED) -> list[Submission]:
     """``count`` answer files; exercise by exercise the class is more or less at ease, so the tally varies."""
     rng = np.random.default_rng(seed)
-    ease = rng.uniform(0.25, 0.95, len(EXERCISES))
+    ease = rng.uniform(0.25, 0.95, len(COURSE.exercises))
     hostile = {h.name: h for h in HOSTILE}
     made = []
     for number in range(count):
         name = f"student-{number:03d}.toml"
         if number % HOSTILE_EVERY == HOSTILE_EVERY // 3:
             chosen = hostile[WHOLE_FILE_REFUSALS[(number // HOSTILE_EVERY) % len(WHOLE_FILE_REFUSALS)]]
-            made.append(Submission(name, chosen.content, dict.fromkeys(EXERCISES, "unreadable"), {}))
+            made.append(Submission(name, chosen.content, dict.fromkeys(COURSE.exercises, "unreadable"), {}))
             continue
         lines, verdicts, slips = [f"# answers of student {number}"], {}, {}
-        for (exercise_id, exercise), p in zip(EXERCISES.items(), ease):
+        for (exercise_id, exercise), p in zip(COURSE.exercises.items(), ease):
             weights = np.array([0.8 * p, 0.2 * p, 0.6 * (1 - p), 0.25 * (1 - p), 0.05, 0.05, 0.05])
             way = WAYS[rng.choice(len(WAYS), p=weights / weights.sum())]
             if way == "slip" and slip(exercise) is None:

@@ -14,11 +14,11 @@ import re
 import pytest
 from hostile import SOLUTIONS, M, line_of, with_answer
 
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.answers import AnswerSheet
-from rmsnorm_course.grading.class_report import feedback_markdown, feedback_text, summary
-from rmsnorm_course.grading.gradebook import grade_files, tally
-from rmsnorm_course.questions.registry import EXERCISES
+from classroom.__main__ import main
+from classroom.gradebook import grade_files, tally
+from classroom.report import feedback_markdown, feedback_text, summary
+from predict_check.sheets import AnswerSheet
+from rmsnorm_course.questions import COURSE
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")
 LETTERS = {i: re.search(rf'^{i} = "([A-Z])"$', SOLUTIONS, re.M).group(1) for i in CHOICES}
@@ -32,7 +32,7 @@ CURLY = with_answer(  # the reference answers, two of them in a word processor's
 def graded(tmp_path, name: str, data: bytes):
     path = tmp_path / name
     path.write_bytes(data)
-    (file,) = grade_files([path])
+    (file,) = grade_files(COURSE, [path])
     return file
 
 
@@ -60,7 +60,7 @@ def test_an_unclosed_quote_grades_every_other_line_lists_the_bad_one_and_asks_fo
     file = graded(tmp_path, "unclosed.toml", text.encode())
     line = line_of(text, "zero-row-zero-eps")
     assert file.score == M - 1 and file.needs_review
-    verdict = file.verdicts[list(EXERCISES).index("zero-row-zero-eps")]
+    verdict = file.verdicts[list(COURSE.exercises).index("zero-row-zero-eps")]
     assert verdict.outcome.value == "unreadable"
     fix = 'close the quote: put a straight " at the end of the answer'
     assert verdict.message == f"line {line} could not be read: {fix}."
@@ -98,7 +98,7 @@ def test_a_line_separator_in_an_answer_moves_no_later_line_number(tmp_path):
     text = with_answer("mean-square", '"12.5\u2028"')
     path = tmp_path / "x.toml"
     path.write_text(text, encoding="utf-8")
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     line = text.split("\n").index(next(x for x in text.split("\n") if x.startswith("forward-bytes"))) + 1
     assert sheet.where("forward-bytes") == f"forward-bytes (line {line})"
     assert line_of(text, "forward-bytes") == line + 1  # Python's own line split counts the separator as a line
@@ -107,9 +107,11 @@ def test_a_line_separator_in_an_answer_moves_no_later_line_number(tmp_path):
 def test_a_message_quotes_a_control_character_once_escaped_everywhere(tmp_path):
     file = graded(tmp_path, "key.toml", (SOLUTIONS + '"\\u0001" = 1\n').encode())
     problem = file.problems()[0]
-    assert problem.endswith("there is no exercise '\\x01'; expected one of " + ", ".join(EXERCISES))
+    assert problem.endswith("there is no exercise '\\x01'; expected one of " + ", ".join(COURSE.exercises))
     assert "'\\x01'" in feedback_markdown(file) and "'\\\\x01'" not in feedback_markdown(file)
-    assert "'\\x01'" in summary([file], tally([file])) and "'\\\\x01'" not in summary([file], tally([file]))
+    assert "'\\x01'" in summary(COURSE, [file], tally(COURSE, [file])) and "'\\\\x01'" not in summary(
+        COURSE, [file], tally(COURSE, [file])
+    )
 
 
 def test_a_hand_written_first_try_without_an_answer_is_flagged_and_labelled_the_student_s_own(tmp_path, capsys):

@@ -12,11 +12,12 @@ import pytest
 from book_pages import PAGES
 from bs4 import BeautifulSoup
 
+from predict_check import box
+from predict_check.verdicts import reference
 from rmsnorm_course.core.format import fmt
-from rmsnorm_course.grading.feedback import reference
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import evidence
-from rmsnorm_course.views import prediction, static_explorer
+from rmsnorm_course.views import static_explorer
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -61,7 +62,7 @@ def test_no_error_output_or_traceback(pages, page):
 @pytest.mark.parametrize("page", toc_pages())
 def test_the_page_scripts_are_linked_once_each_and_never_inlined(pages, page):
     soup = pages[page]
-    for script in (*prediction.SCRIPTS, static_explorer.SCRIPT):
+    for script in (*box.SCRIPTS, static_explorer.SCRIPT):
         linked = [s["src"] for s in soup.find_all("script", src=True) if s["src"].split("?")[0].endswith(script.name)]
         assert len(linked) == 1
         assert (HTML / Path(page).parent / linked[0].split("?")[0]).resolve().read_text() == script.read_text()
@@ -145,12 +146,12 @@ def test_mathjax_is_served_from_the_book():
 def test_the_review_page_has_every_box_once_holding_nothing_back_and_folds_each_answer(pages):
     soup = BeautifulSoup((HTML / "book" / "exercises.html").read_text(), "html.parser")  # a copy: details come out
     boxes = soup.select(".prediction[data-exercise]")
-    assert [box["data-exercise"] for box in boxes] == list(EXERCISES)
+    assert [box["data-exercise"] for box in boxes] == list(COURSE.exercises)
     assert {box["data-gate"] for box in boxes} == {"false"}
     folded = [details.extract() for details in soup.find_all("details")]
     inside, outside = " ".join(text_of(details) for details in folded), text_of(soup)
-    for exercise_id in EXERCISES:
-        answer = reference(exercise_id)
+    for exercise_id in COURSE.exercises:
+        answer = reference(COURSE.get(exercise_id))
         assert f"{answer.answer} : {answer.message}" in inside  # code, then a colon
         assert answer.message not in outside
 
@@ -164,7 +165,7 @@ def chapter_pages() -> list[str]:
 
 
 def test_every_exercise_is_asked_on_exactly_one_chapter_page():
-    asked: dict[str, list[str]] = {exercise_id: [] for exercise_id in EXERCISES}
+    asked: dict[str, list[str]] = {exercise_id: [] for exercise_id in COURSE.exercises}
     for page in chapter_pages():
         for exercise_id in PREDICTION_CALL.findall((ROOT / f"{page}.md").read_text()):
             asked[exercise_id].append(page)
@@ -173,7 +174,7 @@ def test_every_exercise_is_asked_on_exactly_one_chapter_page():
 
 def test_the_registry_lists_the_exercises_in_the_order_the_chapter_asks_them():
     asked = [found for page in chapter_pages() for found in PREDICTION_CALL.findall((ROOT / f"{page}.md").read_text())]
-    assert list(EXERCISES) == asked
+    assert list(COURSE.exercises) == asked
 
 
 def test_the_boundaries_page_counts_requests_and_the_boundaries_they_meet(pages):
@@ -222,7 +223,7 @@ def checks_after_boxes(soup: BeautifulSoup) -> dict[str, list]:
 
 def shows(answer_kind, answer, outputs: str) -> bool:
     """Whether the outputs print the answer: a number within the precision judged, every coordinate, the shape."""
-    from rmsnorm_course.grading.kinds import Place, Shape, Vector
+    from predict_check.kinds import Place, Shape, Vector
 
     numbers = [float(n) for n in NUMBER.findall(outputs)]
     if isinstance(answer_kind, Shape):
@@ -235,11 +236,11 @@ def shows(answer_kind, answer, outputs: str) -> bool:
 
 @pytest.mark.parametrize("page", CHAPTER)
 def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages, page):
-    from rmsnorm_course.grading.kinds import Choice
+    from predict_check.kinds import Choice
 
     for exercise_id, cells in checks_after_boxes(pages[page]).items():
         assert cells, f"{exercise_id}: no code shown between its box and the next"
-        exercise = EXERCISES[exercise_id]
+        exercise = COURSE.exercises[exercise_id]
         if isinstance(exercise.kind, Choice):
             continue
         outputs = " ".join(
@@ -250,7 +251,7 @@ def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages,
 
 def test_the_headings_that_hold_a_notebook_back_stay_out_of_the_book(pages):
     """In JupyterLab a heading after each box says how to go on; the book's page waits by itself."""
-    from rmsnorm_course.views.prediction import GO_ON
+    from predict_check.box import GO_ON
 
     assert [page for page in toc_pages() if GO_ON in text_of(pages[page])] == []
     assert [page for page in toc_pages() if GO_ON in (ROOT / f"{page}.md").read_text()]  # the sources hold them

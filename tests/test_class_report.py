@@ -9,8 +9,9 @@ import pytest
 from leaks import expected_renderings
 from submissions import generate_class, slip, write_class
 
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.class_report import (
+from classroom.__main__ import main
+from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
+from classroom.report import (
     HELD_BACK,
     OutputError,
     feedback_markdown,
@@ -18,8 +19,7 @@ from rmsnorm_course.grading.class_report import (
     outputs,
     summary,
 )
-from rmsnorm_course.grading.gradebook import csv_text, grade_files, long_csv_text, tally
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 
@@ -28,7 +28,7 @@ CLASS = generate_class(40, seed=7)
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    return grade_files(write_class(tmp_path_factory.mktemp("class"), CLASS))
+    return grade_files(COURSE, write_class(tmp_path_factory.mktemp("class"), CLASS))
 
 
 def sections(page: str) -> dict[str, str]:
@@ -48,13 +48,13 @@ def unescaped(markdown: str) -> str:
 
 
 def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_answers(graded):
-    text = summary(graded, tally(graded))
+    text = summary(COURSE, graded, tally(COURSE, graded))
     mean = sum(s.score for s in CLASS) / len(CLASS)
-    total = len(EXERCISES)
+    total = len(COURSE.exercises)
     assert text.splitlines()[0] == (
         f"graded 40 answer files: mean score {round(mean, 1):g} of {total} ({round(100 * mean / total, 1):g}%)"
     )
-    for exercise_id in EXERCISES:
+    for exercise_id in COURSE.exercises:
         words = [s.verdicts[exercise_id] for s in CLASS]
         right, answered = words.count("correct"), sum(word != "not answered" for word in words)
         (line,) = [line for line in text.splitlines() if line.startswith(exercise_id + ": ")]
@@ -66,7 +66,7 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
     wrong = sum(s.verdicts["mean-square"] == "wrong" for s in CLASS)
     unreadable = sum(s.verdicts["mean-square"] == "unreadable" for s in CLASS)
     block = text.split("\nmean-square: ")[1].split("\nreciprocal-rms: ")[0]
-    written = slip(EXERCISES["mean-square"])  # 25, as the file writes it
+    written = slip(COURSE.exercises["mean-square"])  # 25, as the file writes it
     note = "That is the sum of the squares; the mean divides it by d."
     assert f"    {written} ({slips} students): {note}" in block
     assert f"    26.0 ({wrong - slips} students): no known slip gives this answer" in block
@@ -74,8 +74,8 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
 
 
 def test_the_summary_says_who_needs_review_and_why():
-    graded = grade_files([Path("no/such/answers.toml")])
-    text = summary(graded, tally(graded))
+    graded = grade_files(COURSE, [Path("no/such/answers.toml")])
+    text = summary(COURSE, graded, tally(COURSE, graded))
     assert "1 needs review" in text and "cannot open no/such/answers.toml" in text
 
 
@@ -84,23 +84,23 @@ def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercis
         page = feedback_markdown(file)
         head = (
             f"# Feedback on your predictions\n\nStudent: ` {submission.name.removesuffix('.toml')} `\n\n"
-            f"Answers file: ` {submission.name} `\n\nScore: {submission.score} of {len(EXERCISES)} points"
+            f"Answers file: ` {submission.name} `\n\nScore: {submission.score} of {len(COURSE.exercises)} points"
         )
         assert page.split("\n", 1)[1].startswith(head), page[:300]
         if set(submission.verdicts.values()) == {"unreadable"}:
             assert "Nothing in this file could be read" in page
             continue
         not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
-        questions = {unescaped(exercise.prompt) for exercise in EXERCISES.values()}  # the questions are public
+        questions = {unescaped(exercise.prompt) for exercise in COURSE.exercises.values()}  # the questions are public
         kept = [line for line in page.splitlines() if not line.startswith("Your answer:")]  # and the student's own
         said = "\n".join(line for line in map(unescaped, kept) if line not in questions)
         for exercise_id in not_right:
-            for rendering in expected_renderings(EXERCISES[exercise_id]):
+            for rendering in expected_renderings(COURSE.exercises[exercise_id]):
                 assert rendering not in said, (submission.name, exercise_id, rendering)
         revisit = page.split("## Revisit these\n\n")[1].split("\n\n")[0].splitlines() if not_right else []
         assert len(revisit) == len(not_right)
         for exercise_id, section in sections(page).items():
-            exercise, word = EXERCISES[exercise_id], submission.verdicts[exercise_id]
+            exercise, word = COURSE.exercises[exercise_id], submission.verdicts[exercise_id]
             expected = {"correct": "Correct", "wrong": "Not yet", "not answered": "Your turn"}
             assert expected.get(word, "Cannot read this answer") in section.splitlines()[2]
             if word == "correct":
@@ -113,21 +113,21 @@ def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercis
 def test_markup_in_an_answer_is_never_shown_back_when_it_cannot_be_read(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text('mean-square = "<img src=x onerror=alert(1)> *bold* [link](http://x)"\n', encoding="utf-8")
-    (file,) = grade_files([path])
+    (file,) = grade_files(COURSE, [path])
     section = sections(feedback_markdown(file))["mean-square"]
     assert "img" not in section and "bold" not in section and "link" not in section  # never shown back at all
     assert "got text that is not a number" in section
 
 
 def test_feedback_pages_are_named_by_number_and_a_slug_whatever_the_files_names():
-    graded = grade_files([Path("a/x.toml"), Path("b/x.toml"), Path("c/X.toml"), Path("José\n.toml")])
+    graded = grade_files(COURSE, [Path("a/x.toml"), Path("b/x.toml"), Path("c/X.toml"), Path("José\n.toml")])
     assert feedback_names(graded) == ["001-x.md", "002-x.md", "003-x.md", "004-jose.md"]
 
 
 def test_no_output_may_replace_a_graded_file(tmp_path):
     answers = tmp_path / "answers.csv"
     answers.write_text("mean-square = 12.5\n", encoding="utf-8")
-    graded = grade_files([answers])
+    graded = grade_files(COURSE, [answers])
     with pytest.raises(OutputError, match="would replace a graded answers file"):
         outputs(graded, answers, None)
     with pytest.raises(OutputError, match=r"does not end in \.csv"):
@@ -135,7 +135,7 @@ def test_no_output_may_replace_a_graded_file(tmp_path):
     md = tmp_path / "answers.md"
     md.write_text("mean-square = 12.5\n", encoding="utf-8")
     with pytest.raises(OutputError, match="holds a graded answers file"):
-        outputs(grade_files([md]), None, tmp_path)
+        outputs(grade_files(COURSE, [md]), None, tmp_path)
 
 
 def test_the_grade_command_writes_the_gradebooks_the_figure_and_a_page_per_file(tmp_path, capsys):
@@ -143,9 +143,9 @@ def test_the_grade_command_writes_the_gradebooks_the_figure_and_a_page_per_file(
     status = main(["grade", *map(str, paths), "--gradebook", str(tmp_path / "out/g.csv"), "--feedback", "fb"])
     assert status == 0
     out = capsys.readouterr().out
-    graded = grade_files(paths)
+    graded = grade_files(COURSE, paths)
     pages = [f"{n:03d}-{p.stem}.html" for n, p in enumerate(paths, start=1)]
-    assert (tmp_path / "out/g.csv").read_text(encoding="utf-8") == csv_text(graded, pages)
+    assert (tmp_path / "out/g.csv").read_text(encoding="utf-8") == csv_text(COURSE, graded, pages)
     assert (tmp_path / "out/g-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
     assert (tmp_path / "out/g.png").read_bytes().startswith(b"\x89PNG")
     stems = [f"{n:03d}-{p.stem}" for n, p in enumerate(paths, start=1)] + ["index"]
@@ -161,7 +161,7 @@ def test_without_a_gradebook_the_command_prints_each_score(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:3])
     assert main(["grade", str(tmp_path / "in")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == [f"score: {s.score}/{len(EXERCISES)}  {p.name}" for s, p in zip(CLASS[:3], paths)]
+    assert lines[:3] == [f"score: {s.score}/{len(COURSE.exercises)}  {p.name}" for s, p in zip(CLASS[:3], paths)]
     assert list(tmp_path.iterdir()) == [tmp_path / "in"]
 
 
@@ -242,7 +242,7 @@ def test_a_feedback_page_names_the_file_as_its_student_knows_it_never_the_teache
     folder.mkdir(parents=True)
     (folder / "ana.toml").write_text("mean-square = 12.5\nno-such-exercise = 1\n", encoding="utf-8")
     (folder / "ben.toml").write_text("mean-square = [1,\n", encoding="utf-8")
-    for file in grade_files([folder / "ana.toml", folder / "ben.toml"]):
+    for file in grade_files(COURSE, [folder / "ana.toml", folder / "ben.toml"]):
         page = feedback_markdown(file)
         assert str(tmp_path) not in page and "teacher" not in page
         assert f"` {file.path.name}" in page  # its problem still names it

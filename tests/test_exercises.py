@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 from leaks import expected_renderings
 
+from predict_check.errors import GradingError, UnknownExercise
+from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.grading.errors import GradingError, UnknownExercise
-from rmsnorm_course.grading.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.questions import registry
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE, boundaries, formula, in_the_model
 
 # The values the seed chapter the course was made from prints, typed here from it (not from the package).
 SEED_VALUES = {
@@ -41,21 +40,21 @@ SEED_CHOICES = {
 
 
 def test_every_kind_of_answer_is_asked():
-    assert {type(e.kind) for e in EXERCISES.values()} == {Number, Vector, Shape, Choice, Place}
+    assert {type(e.kind) for e in COURSE.exercises.values()} == {Number, Vector, Shape, Choice, Place}
 
 
 def test_every_prediction_of_the_seed_chapter_has_an_exercise():
-    assert set(SEED_VALUES) | set(SEED_CHOICES) <= set(EXERCISES)
+    assert set(SEED_VALUES) | set(SEED_CHOICES) <= set(COURSE.exercises)
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
 def test_each_exercise_is_complete(exercise):
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", exercise.id)
     assert exercise.prompt.endswith(("?", ".")) and exercise.hint and exercise.solve().explanation
     assert exercise.title and exercise.title != exercise.id and not exercise.title.endswith(".")
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
 def test_an_inexact_number_is_asked_to_the_decimals_it_is_judged_at(exercise):
     """A question whose reference has more decimals than it is judged at says how many to give."""
     kind = exercise.kind
@@ -68,7 +67,7 @@ def test_an_inexact_number_is_asked_to_the_decimals_it_is_judged_at(exercise):
 
 @pytest.mark.parametrize(("exercise_id", "printed"), SEED_VALUES.items())
 def test_reference_answers_match_the_seed_chapter(exercise_id, printed):
-    answer = EXERCISES[exercise_id].solve().answer
+    answer = COURSE.exercises[exercise_id].solve().answer
     if isinstance(printed, tuple) and all(isinstance(v, int) for v in printed):
         assert tuple(answer) == printed
     else:
@@ -77,18 +76,20 @@ def test_reference_answers_match_the_seed_chapter(exercise_id, printed):
 
 @pytest.mark.parametrize(("exercise_id", "words"), SEED_CHOICES.items())
 def test_choices_pick_the_seed_chapter_s_answer(exercise_id, words):
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     assert words in exercise.solve().answer
 
 
-@pytest.mark.parametrize("exercise", [e for e in EXERCISES.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id)
+@pytest.mark.parametrize(
+    "exercise", [e for e in COURSE.exercises.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id
+)
 def test_a_choice_s_solver_picks_the_option_its_author_marked_right(exercise):
     assert exercise.solve().answer == exercise.kind.marked
 
 
 def test_no_more_than_a_quarter_of_the_choices_give_themselves_away_by_length():
     """The right option is as long as the longest of the others, or longer, in at most a quarter of the choices."""
-    choices = [e for e in EXERCISES.values() if isinstance(e.kind, Choice)]
+    choices = [e for e in COURSE.exercises.values() if isinstance(e.kind, Choice)]
     longest = [
         e.id
         for e in choices
@@ -97,7 +98,9 @@ def test_no_more_than_a_quarter_of_the_choices_give_themselves_away_by_length():
     assert len(choices) >= 12 and len(longest) <= len(choices) / 4, longest
 
 
-@pytest.mark.parametrize("exercise", [e for e in EXERCISES.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id)
+@pytest.mark.parametrize(
+    "exercise", [e for e in COURSE.exercises.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id
+)
 def test_a_choice_s_options_are_alike_in_length(exercise):
     """No option is more than three times as long as another: none stands out as the careful one."""
     lengths = [len(option) for option in exercise.kind.options]
@@ -106,30 +109,30 @@ def test_a_choice_s_options_are_alike_in_length(exercise):
 
 def test_the_zero_row_choices_come_from_running_rmsnorm(monkeypatch):
     """If RMSNorm returned NaN for an all-zero row, the reference answer would follow it."""
-    monkeypatch.setattr(registry, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
+    monkeypatch.setattr(boundaries, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
     for exercise_id in ("zero-row-positive-eps", "zero-row-zero-eps"):
-        exercise = EXERCISES[exercise_id]
+        exercise = COURSE.exercises[exercise_id]
         assert exercise.solve().answer == "a row of NaNs"
 
 
 def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):
-    real = registry.evidence.history()
-    centered = registry.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
-    monkeypatch.setattr(registry.evidence, "history", lambda: centered)
-    exercise = EXERCISES["centering-and-batch"]
+    real = formula.evidence.history()
+    centered = formula.evidence.History(**{**real.__dict__, "rms_norm_with_companion": np.array([-1.0, 1.0])})
+    monkeypatch.setattr(formula.evidence, "history", lambda: centered)
+    exercise = COURSE.exercises["centering-and-batch"]
     assert exercise.solve().answer == "mean zero; changes if the other row changes"
 
 
 def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):
     """A block that normalized the residual stream after the addition would make option A right."""
 
-    class PostNormBlock(registry.PreNormBlock):
+    class PostNormBlock(in_the_model.PreNormBlock):
         def trace(self, x):
             real = super().trace(x)
             return dataclasses.replace(real, h=self.attention_norm(real.x + self.mixing(real.x)))
 
-    monkeypatch.setattr(registry, "PreNormBlock", PostNormBlock)
-    exercise = EXERCISES["pre-norm-placement"]
+    monkeypatch.setattr(in_the_model, "PreNormBlock", PostNormBlock)
+    exercise = COURSE.exercises["pre-norm-placement"]
     assert exercise.solve().answer == "h = RMSNorm(h + F(h))"
 
 
@@ -147,37 +150,37 @@ def test_the_placement_choice_comes_from_the_package_s_block(monkeypatch):
     ],
 )
 def test_explanations_quote_the_computed_evidence(exercise_id, evidence):
-    solution = EXERCISES[exercise_id].solve()
+    solution = COURSE.exercises[exercise_id].solve()
     for fragment in evidence:
         assert fragment in f"{solution.explanation} {solution.detail}"
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
-def test_hints_and_pitfall_notes_never_state_the_answer(exercise):
-    texts = [exercise.hint, *(note for _, note in exercise.solve().pitfalls)]
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
+def test_hints_and_slip_notes_never_state_the_answer(exercise):
+    texts = [exercise.hint, *(note for _, note in exercise.solve().slips)]
     for text in texts:
         for rendering in expected_renderings(exercise):
             assert rendering not in text
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
-def test_a_pitfall_is_never_the_right_answer(exercise):
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
+def test_a_slip_is_never_the_right_answer(exercise):
     solution = exercise.solve()
     kind = exercise.kind
-    for value, _ in solution.pitfalls:
+    for value, _ in solution.slips:
         written = kind.toml(value).strip('"')  # the slip as a person would type it
         assert kind.compare(kind.read(written), solution.answer).value != "correct"
 
 
 def test_solving_twice_gives_the_same_answer():
-    for exercise in EXERCISES.values():
+    for exercise in COURSE.exercises.values():
         assert exercise.solve() == exercise.solve()
 
 
 def test_an_unknown_id_names_the_nearest_exercises():
     with pytest.raises(UnknownExercise, match="did you mean 'mean-square'") as caught:
-        registry.get("mean-sqare")
+        COURSE.get("mean-sqare")
     assert isinstance(caught.value, GradingError) and not isinstance(caught.value, RMSNormError)
     assert caught.value.boundary == "unknown-exercise"
     with pytest.raises(UnknownExercise, match="expected one of mean-square, reciprocal-rms"):
-        registry.get(42)
+        COURSE.get(42)

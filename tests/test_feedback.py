@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from leaks import expected_renderings
 
+from predict_check.errors import UnknownExercise
+from predict_check.kinds import Choice
+from predict_check.verdicts import NEAR_MISS, Outcome, reference
 from rmsnorm_course import check
-from rmsnorm_course.grading.errors import UnknownExercise
-from rmsnorm_course.grading.feedback import NEAR_MISS, Outcome, reference
-from rmsnorm_course.grading.kinds import Choice
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_a_known_slip_is_named():
 def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, found):
     verdict = check(exercise_id, answer)
     assert verdict.outcome is Outcome.UNREADABLE and not verdict.correct
-    assert verdict.message == f"expected {EXERCISES[exercise_id].kind.describe()}; got {found}."
+    assert verdict.message == f"expected {COURSE.exercises[exercise_id].kind.describe()}; got {found}."
     first = str(verdict).splitlines()[0]
     assert first == f"{exercise_id}: ✗ Cannot read this answer: {verdict.message}"
     assert first == f"{exercise_id}: {verdict.sentence}"
@@ -229,16 +229,18 @@ def test_the_caller_s_array_is_left_alone():
 
 
 def test_reference_shows_the_answer_and_explanation():
-    verdict = reference("grad-x")
+    verdict = reference(COURSE.get("grad-x"))
     assert verdict.correct and verdict.answer == "[0.407293, -0.30547]"
     assert "[0.407293, -0.305470]" in verdict.message and "Nudging each coordinate" in verdict.detail
     assert str(verdict).endswith(f"  Why: {verdict.detail}")
 
 
-@pytest.mark.parametrize("exercise", [e for e in EXERCISES.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id)
+@pytest.mark.parametrize(
+    "exercise", [e for e in COURSE.exercises.values() if isinstance(e.kind, Choice)], ids=lambda e: e.id
+)
 def test_every_wrong_option_gets_its_own_note(exercise):
     solution, kind = exercise.solve(), exercise.kind
-    noted = dict(solution.pitfalls)
+    noted = dict(solution.slips)
     assert set(noted) == set(kind.options) - {solution.answer}
     for option, note in noted.items():
         verdict = check(exercise.id, kind.letters[kind.index(option)])
@@ -250,14 +252,14 @@ def _verdict_texts(exercise) -> list[str]:
     """Every sentence a verdict on this exercise can lead with, before its fold."""
     solution = exercise.solve()
     texts = [solution.explanation, check(exercise.id, "\u0000").message]
-    texts += [note for _, note in solution.pitfalls]
+    texts += [note for _, note in solution.slips]
     texts += [f"Hint: {exercise.hint}"]
     if not isinstance(exercise.kind, Choice):
         texts.append(NEAR_MISS.format(place="sixth decimal"))
     return texts
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
 def test_a_verdict_is_one_short_sentence_before_its_fold(exercise):
     """About thirty words at most, whatever the outcome; the reasoning waits in the fold."""
     for text in _verdict_texts(exercise):
@@ -267,25 +269,25 @@ def test_a_verdict_is_one_short_sentence_before_its_fold(exercise):
 TAUGHT_NAMES = {"RMSNorm", "LayerNorm", "BatchNorm", "PyTorch", "NaN", "NaNs", "MiB"}
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
 def test_a_verdict_speaks_the_chapter_s_words_not_the_package_s_class_names(exercise):
     solution = exercise.solve()
-    for text in [solution.explanation, solution.detail, *(note for _, note in solution.pitfalls), exercise.hint]:
+    for text in [solution.explanation, solution.detail, *(note for _, note in solution.slips), exercise.hint]:
         names = set(re.findall(r"\b[A-Z][a-z]+[A-Z]\w*", text)) - TAUGHT_NAMES
         assert not names, (exercise.id, names)
 
 
-@pytest.mark.parametrize("exercise", EXERCISES.values(), ids=list(EXERCISES))
+@pytest.mark.parametrize("exercise", COURSE.exercises.values(), ids=list(COURSE.exercises))
 def test_nothing_a_verdict_says_gives_away_a_later_box(exercise):
     """An explanation, its fold, a slip's note and the hint state no later exercise's answer.
 
     A row of zeros is left out: it is too common an outcome (an all-zero row, a centred batch) to give away.
     """
-    order = list(EXERCISES)
+    order = list(COURSE.exercises)
     solution = exercise.solve()
-    said = " ".join([solution.explanation, solution.detail, exercise.hint, *(n for _, n in solution.pitfalls)])
+    said = " ".join([solution.explanation, solution.detail, exercise.hint, *(n for _, n in solution.slips)])
     for later in order[order.index(exercise.id) + 1 :]:
-        for form in expected_renderings(EXERCISES[later], whole=True):
-            kind, answer = EXERCISES[later].kind, EXERCISES[later].solve().answer
+        for form in expected_renderings(COURSE.exercises[later], whole=True):
+            kind, answer = COURSE.exercises[later].kind, COURSE.exercises[later].solve().answer
             if len(form) >= 4 and not isinstance(kind, Choice) and np.any(np.asarray(answer, dtype=float) != 0):
                 assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", said), (later, form)

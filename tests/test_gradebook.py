@@ -10,10 +10,10 @@ import pytest
 from hostile import HOSTILE, M
 from submissions import generate_class, write_class
 
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.feedback import Outcome
-from rmsnorm_course.grading.gradebook import HEADER, answer_files, csv_text, grade_files, long_csv_text, tally
-from rmsnorm_course.questions.registry import EXERCISES
+from classroom.__main__ import main
+from classroom.gradebook import answer_files, csv_text, grade_files, header, long_csv_text, tally
+from predict_check.verdicts import Outcome
+from rmsnorm_course.questions import COURSE
 
 CLASS = generate_class(300)
 
@@ -34,7 +34,7 @@ def verdict_words(text: str) -> dict[str, dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
-    """The generated class, written to a folder and graded in one run of ``python -m rmsnorm_course grade``."""
+    """The generated class, written to a folder and graded in one run of ``python -m classroom grade``."""
     root = tmp_path_factory.mktemp("class")
     paths = write_class(root / "submissions", CLASS)
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
@@ -64,7 +64,7 @@ def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_cl
             100 * submission.score / M, abs=0.05
         )
         assert words[submission.name] == submission.verdicts, submission.name
-        points = {exercise_id: row[exercise_id] for exercise_id in EXERCISES}
+        points = {exercise_id: row[exercise_id] for exercise_id in COURSE.exercises}
         assert points == {i: "1" if word == "correct" else "0" for i, word in submission.verdicts.items()}
 
 
@@ -82,10 +82,10 @@ def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded
 @pytest.mark.end_to_end
 def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
     _, text, _, _ = graded_class
-    header = text.splitlines()[0].split(",")
-    assert header[:5] == ["id", "name", "score", "maximum", "percentage"]
-    assert header[header.index("mean-square") : header.index("mean-square") + M] == list(EXERCISES)
-    assert header[-4:] == ["file", "feedback page", "problems", "answer key"] and tuple(header) == HEADER
+    columns = text.splitlines()[0].split(",")
+    assert columns[:5] == ["id", "name", "score", "maximum", "percentage"]
+    assert columns[columns.index("mean-square") : columns.index("mean-square") + M] == list(COURSE.exercises)
+    assert columns[-4:] == ["file", "feedback page", "problems", "answer key"] and tuple(columns) == header(COURSE)
 
 
 def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
@@ -94,7 +94,7 @@ def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
     for name, value in answers.items():
         paths.append(tmp_path / f"{name}.toml")
         paths[-1].write_text(f"mean-square = {value}\n", encoding="utf-8")
-    (mean_square, reciprocal, *_) = tally(grade_files(paths))
+    (mean_square, reciprocal, *_) = tally(COURSE, grade_files(COURSE, paths))
     assert mean_square.counts == {
         Outcome.CORRECT: 2,
         Outcome.CLOSE: 0,  # 12.5 is exact: no shorter answer is right so far
@@ -111,7 +111,7 @@ def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
 def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):
     path = tmp_path / "a.toml"
     path.write_text("mean-square = 13\n", encoding="utf-8")
-    (mean_square, *_) = tally(grade_files([path]))
+    (mean_square, *_) = tally(COURSE, grade_files(COURSE, [path]))
     assert (mean_square.common_wrong, mean_square.note) == ("13", None)
 
 
@@ -140,8 +140,8 @@ def test_a_folder_stands_for_the_entries_whose_names_hold_toml_and_the_rest_get_
 def test_a_missing_file_is_a_row_that_says_so(tmp_path):
     good = tmp_path / "good.toml"
     good.write_text("mean-square = 12.5\n", encoding="utf-8")
-    graded = grade_files([tmp_path / "gone.toml", good])
-    rows = read_csv(csv_text(graded))
+    graded = grade_files(COURSE, [tmp_path / "gone.toml", good])
+    rows = read_csv(csv_text(COURSE, graded))
     assert rows["gone.toml"]["score"] == "0" and "cannot open" in rows["gone.toml"]["problems"]
     assert rows["good.toml"]["score"] == "1" and rows["good.toml"]["mean-square"] == "1"
     assert verdict_words(long_csv_text(graded))["good.toml"]["mean-square"] == "correct"
@@ -152,13 +152,13 @@ def test_every_hostile_file_is_a_row_with_its_score(tmp_path):
     for hostile in HOSTILE:
         paths.append(tmp_path / f"{hostile.name}.toml")
         paths[-1].write_bytes(hostile.content)
-    rows = read_csv(csv_text(grade_files(paths)))
+    rows = read_csv(csv_text(COURSE, grade_files(COURSE, paths)))
     assert {name: int(row["score"]) for name, row in rows.items()} == {f"{h.name}.toml": h.score for h in HOSTILE}
 
 
 def test_a_cell_that_looks_like_a_formula_is_shown_not_evaluated(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("=HYPERLINK(1).toml").write_text('"=1+1" = 2\n', encoding="utf-8")
-    (row,) = csv.DictReader(io.StringIO(csv_text(grade_files(["=HYPERLINK(1).toml"]))))
+    (row,) = csv.DictReader(io.StringIO(csv_text(COURSE, grade_files(COURSE, ["=HYPERLINK(1).toml"]))))
     assert row["file"] == "'=HYPERLINK(1).toml"
     assert row["problems"].startswith("'=HYPERLINK(1).toml, line 1: there is no exercise '=1+1'")

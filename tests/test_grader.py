@@ -19,11 +19,11 @@ from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
 from submissions import quoted, wrong
 
-from rmsnorm_course.grading.answers import answers_file
-from rmsnorm_course.questions.registry import EXERCISES
+from predict_check.sheets import answers_file
+from rmsnorm_course.questions import COURSE
 
 ROOT = Path(__file__).resolve().parent.parent
-M = len(EXERCISES)
+M = len(COURSE.exercises)
 # The property-testing plugin is of no use to the grader; leaving it out saves a second per run.
 OPTIONS = (str(ROOT / "exercises"), "-p", "no:hypothesispytest")
 
@@ -72,14 +72,14 @@ def failures(report: Path) -> dict[str, str | None]:
 @pytest.mark.end_to_end
 def test_the_reference_answers_pass_every_test_in_a_real_run(tmp_path):
     answers, report = tmp_path / "solutions.toml", tmp_path / "report.xml"
-    answers.write_text(answers_file(solutions=True), encoding="utf-8")
+    answers.write_text(answers_file(COURSE, solutions=True), encoding="utf-8")
     before = (answers.read_bytes(), answers.stat().st_mtime_ns)
     line = [sys.executable, "-m", "pytest", *OPTIONS, "--junitxml", str(report), "--answers", str(answers)]
     run = subprocess.run(line, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout
     assert last_line(run) == f"score: {M}/{M}"
     assert f"{M} passed" in run.stdout
-    assert failures(report) == dict.fromkeys(EXERCISES)
+    assert failures(report) == dict.fromkeys(COURSE.exercises)
     suite = ET.parse(report).getroot().find("testsuite")
     assert suite.get("tests") == str(M) and suite.get("failures") == "0"
     assert suite.find("properties/property[@name='score']").get("value") == f"{M}/{M}"
@@ -88,13 +88,13 @@ def test_the_reference_answers_pass_every_test_in_a_real_run(tmp_path):
 
 def test_the_blank_template_fails_every_test_as_not_answered(grade, tmp_path):
     answers, report = tmp_path / "answers.toml", tmp_path / "report.xml"
-    answers.write_text(answers_file(), encoding="utf-8")
+    answers.write_text(answers_file(COURSE), encoding="utf-8")
     run = grade(answers, "-v", "--junitxml", str(report))
     assert run.returncode == 1
     assert last_line(run) == f"score: 0/{M}"
     assert run.stdout.count(" NOT ANSWERED") >= M
     messages = failures(report)
-    assert set(messages) == set(EXERCISES)
+    assert set(messages) == set(COURSE.exercises)
     for exercise_id, message in messages.items():
         assert f"{exercise_id} (line " in message and "not answered" in message
     assert_no_traceback(run)
@@ -118,8 +118,8 @@ def sections(terminal: str) -> dict[str, str]:
 @pytest.fixture
 def all_wrong(grade, tmp_path):
     """One run of a file in which every answer is wrong: each test must fail with its own exercise's words."""
-    text = answers_file(True)
-    for exercise in EXERCISES.values():
+    text = answers_file(COURSE, True)
+    for exercise in COURSE.exercises.values():
         text = with_answer(exercise.id, wrong(exercise), text)
     answers, report = tmp_path / "wrong.toml", tmp_path / "report.xml"
     answers.write_text(text, encoding="utf-8")
@@ -130,9 +130,9 @@ def test_each_wrong_answer_fails_its_own_test_with_its_hint_and_never_the_answer
     run, messages = all_wrong
     assert run.returncode == 1
     assert last_line(run) == f"score: 0/{M}"
-    assert list(messages) == list(EXERCISES)
+    assert list(messages) == list(COURSE.exercises)
     shown = sections(run.stdout.split("short test summary")[0])  # what the terminal shows under each test's name
-    for exercise in EXERCISES.values():
+    for exercise in COURSE.exercises.values():
         message = messages[exercise.id]
         assert f"{exercise.id} (line " in message and "Not yet, you said" in message
         assert f"Hint: {exercise.hint}" in message
@@ -159,7 +159,7 @@ def test_a_malformed_line_is_named_with_its_fix_and_every_other_exercise_is_grad
 
 def test_a_name_that_begins_with_a_dash_is_a_name(grade, tmp_path):
     for name in ("-rf.toml", "-p.toml"):
-        (tmp_path / name).write_text(answers_file(True), encoding="utf-8")
+        (tmp_path / name).write_text(answers_file(COURSE, True), encoding="utf-8")
         run = grade(None, f"--answers={name}", cwd=tmp_path)
         assert last_line(run) == f"score: {M}/{M}", run.stdout[-2000:]
         assert f"answers file: {tmp_path / name}" in run.stdout
@@ -178,7 +178,7 @@ def test_an_answer_of_the_wrong_kind_is_named_by_id_and_line(grade, tmp_path):
 
 def test_an_unknown_id_is_named_and_fails_the_run_even_when_every_answer_is_right(grade, tmp_path):
     answers = tmp_path / "answers.toml"
-    text = answers_file(True) + "mean-sqare = 12.5\n"
+    text = answers_file(COURSE, True) + "mean-sqare = 12.5\n"
     answers.write_text(text, encoding="utf-8")
     run = grade(answers)
     assert run.returncode == 1
@@ -189,7 +189,7 @@ def test_an_unknown_id_is_named_and_fails_the_run_even_when_every_answer_is_righ
 
 
 def test_a_relative_answers_path_is_read_from_where_pytest_starts(grade, tmp_path):
-    (tmp_path / "mine.toml").write_text(answers_file(True), encoding="utf-8")
+    (tmp_path / "mine.toml").write_text(answers_file(COURSE, True), encoding="utf-8")
     run = grade(Path("mine.toml"), cwd=tmp_path)
     assert run.returncode == 0, run.stdout
     assert f"answers file: {tmp_path / 'mine.toml'}" in run.stdout
@@ -197,8 +197,8 @@ def test_a_relative_answers_path_is_read_from_where_pytest_starts(grade, tmp_pat
 
 
 def test_every_right_answer_typed_inside_the_quotes_is_graded_right(grade, tmp_path):
-    text = answers_file(True)
-    for exercise in EXERCISES.values():
+    text = answers_file(COURSE, True)
+    for exercise in COURSE.exercises.values():
         text = with_answer(exercise.id, quoted(exercise), text)
     answers = tmp_path / "answers.toml"
     answers.write_text(text, encoding="utf-8")

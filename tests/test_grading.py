@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from predict_check.errors import AnswersFileError, GradingError
+from predict_check.sheets import AnswerSheet, answers_file
+from predict_check.verdicts import Outcome
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.answers import AnswerSheet, answers_file
-from rmsnorm_course.grading.errors import AnswersFileError, GradingError
-from rmsnorm_course.grading.feedback import Outcome
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 
 SHIPPED = Path(__file__).resolve().parent.parent / "exercises" / "answers.toml"
 
@@ -27,28 +27,28 @@ def write(tmp_path: Path, text: str, name: str = "answers.toml") -> Path:
 def test_the_shipped_template_is_the_generated_one():
     """Questions, options and ids match the registry; answers a student filled in are set aside."""
     shipped = SHIPPED.read_text(encoding="utf-8")
-    blanked = re.sub(rf"^({'|'.join(map(re.escape, EXERCISES))}) = .*$", r'\1 = ""', shipped, flags=re.M)
-    assert blanked == answers_file(), "regenerate it: python -m rmsnorm_course template > exercises/answers.toml"
+    blanked = re.sub(rf"^({'|'.join(map(re.escape, COURSE.exercises))}) = .*$", r'\1 = ""', shipped, flags=re.M)
+    assert blanked == answers_file(COURSE), "regenerate it: python -m rmsnorm_course template > exercises/answers.toml"
 
 
 def test_the_template_lists_every_exercise_unanswered_with_its_prompt():
-    text = answers_file()
-    assert tomllib.loads(text) == dict.fromkeys(EXERCISES, "")
-    for exercise in EXERCISES.values():
+    text = answers_file(COURSE)
+    assert tomllib.loads(text) == dict.fromkeys(COURSE.exercises, "")
+    for exercise in COURSE.exercises.values():
         assert f"# {exercise.prompt[:40]}" in text
 
 
 def test_the_template_shows_the_options_of_every_choice():
-    assert "#   D) an error naming the row" in answers_file()
+    assert "#   D) an error naming the row" in answers_file(COURSE)
 
 
 def test_the_solutions_file_is_all_correct(tmp_path):
-    sheet = AnswerSheet.read(write(tmp_path, answers_file(solutions=True)))
-    assert [sheet.grade(i).outcome for i in EXERCISES] == [Outcome.CORRECT] * len(EXERCISES)
+    sheet = AnswerSheet.read(COURSE, write(tmp_path, answers_file(COURSE, solutions=True)))
+    assert [sheet.grade(i).outcome for i in COURSE.exercises] == [Outcome.CORRECT] * len(COURSE.exercises)
 
 
 def test_the_solutions_file_holds_the_seed_values():
-    answers = tomllib.loads(answers_file(solutions=True))
+    answers = tomllib.loads(answers_file(COURSE, solutions=True))
     assert answers["mean-square"] == 12.5
     assert answers["grad-x"] == [0.407293, -0.30547]
     assert answers["gain-gradient-shape"] == [3]
@@ -57,9 +57,9 @@ def test_the_solutions_file_holds_the_seed_values():
 
 def test_python_m_rmsnorm_course_solutions_prints_the_solutions_file(capsys):
     assert main(["solutions"]) == 0
-    assert capsys.readouterr().out == answers_file(solutions=True)
+    assert capsys.readouterr().out == answers_file(COURSE, solutions=True)
     assert main(["template"]) == 0
-    assert capsys.readouterr().out == answers_file()
+    assert capsys.readouterr().out == answers_file(COURSE)
 
 
 def test_an_unknown_command_is_refused(capsys):
@@ -71,7 +71,7 @@ def test_an_unknown_command_is_refused(capsys):
 
 def test_a_malformed_line_is_listed_with_its_fix_and_every_other_line_is_graded(tmp_path):
     path = write(tmp_path, 'mean-square = 12.5\nnormalized =\noutput = ""\n')
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.unreadable is None and sheet.needs_review
     assert sheet.grade("mean-square").correct
     assert (
@@ -86,24 +86,24 @@ def test_a_malformed_line_is_listed_with_its_fix_and_every_other_line_is_graded(
 
 
 def test_a_missing_file_or_one_that_is_not_text_says_so(tmp_path):
-    assert "cannot open" in AnswerSheet.read(tmp_path / "nowhere.toml").unreadable
+    assert "cannot open" in AnswerSheet.read(COURSE, tmp_path / "nowhere.toml").unreadable
     binary = tmp_path / "answers.toml"
     binary.write_bytes(b"mean-square = \x81\xff\n")  # 0x81 is a character neither in UTF-8 nor in Windows-1252
-    assert AnswerSheet.read(binary).unreadable.endswith(
+    assert AnswerSheet.read(COURSE, binary).unreadable.endswith(
         "is not text: byte 0x81 on line 1 is not UTF-8, and byte 0x81 is no character in Windows-1252 either; "
         "expected a TOML file saved as UTF-8"
     )
 
 
 def test_a_file_refused_whole_grades_nothing(tmp_path):
-    sheet = AnswerSheet.read(write(tmp_path, "mean-square = " + "[" * 40 + "]" * 40 + "\n"))
+    sheet = AnswerSheet.read(COURSE, write(tmp_path, "mean-square = " + "[" * 40 + "]" * 40 + "\n"))
     verdict = sheet.grade("mean-square")
     assert verdict.outcome is Outcome.UNREADABLE and "not graded" in sheet.explain(verdict)
     assert "(line 1)" in sheet.explain(verdict)
 
 
 def test_unknown_ids_are_named_with_their_line_and_the_nearest_id(tmp_path):
-    sheet = AnswerSheet.read(write(tmp_path, 'mean-sqare = 12.5\noutput = ""\n[notes]\ntext = "hi"\n'))
+    sheet = AnswerSheet.read(COURSE, write(tmp_path, 'mean-sqare = 12.5\noutput = ""\n[notes]\ntext = "hi"\n'))
     problems = sheet.unknown_ids()
     assert len(problems) == 2
     assert "line 1: there is no exercise 'mean-sqare'; did you mean 'mean-square'?" in problems[0]
@@ -112,7 +112,7 @@ def test_unknown_ids_are_named_with_their_line_and_the_nearest_id(tmp_path):
 
 def test_explain_names_the_id_and_line_without_the_expected_value(tmp_path):
     text = 'mean-square = 13\nreciprocal-rms = "twelve"\noutput = ""\ngrad-x = {a = 1}\n'
-    sheet = AnswerSheet.read(write(tmp_path, text))
+    sheet = AnswerSheet.read(COURSE, write(tmp_path, text))
     wrong, unreadable = sheet.explain(sheet.grade("mean-square")), sheet.explain(sheet.grade("reciprocal-rms"))
     assert wrong.startswith("mean-square (line 1): ✗ Not yet, you said 13: Hint:") and "12.5" not in wrong
     assert unreadable == (
@@ -126,9 +126,9 @@ def test_explain_names_the_id_and_line_without_the_expected_value(tmp_path):
 
 
 def test_reading_and_grading_never_change_the_file(tmp_path):
-    path = write(tmp_path, answers_file(solutions=True))
+    path = write(tmp_path, answers_file(COURSE, solutions=True))
     before = (path.read_bytes(), path.stat().st_mtime_ns)
-    sheet = AnswerSheet.read(path)
-    for exercise_id in EXERCISES:
+    sheet = AnswerSheet.read(COURSE, path)
+    for exercise_id in COURSE.exercises:
         sheet.explain(sheet.grade(exercise_id))
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before

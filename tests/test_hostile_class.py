@@ -27,17 +27,17 @@ try:
 except ImportError:  # no file locks here: the lock test is skipped
     fcntl = None
 
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.answers import AnswerSheet, answers_file
-from rmsnorm_course.grading.gradebook import answer_files
-from rmsnorm_course.grading.untrusted import code_span, csv_cell, visible
-from rmsnorm_course.questions.registry import EXERCISES
+from classroom.__main__ import main
+from classroom.gradebook import answer_files
+from predict_check.sheets import AnswerSheet, answers_file
+from predict_check.untrusted import code_span, csv_cell, visible
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.end_to_end  # a real class run over hostile files, shared by every test here
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = answers_file(solutions=True)
+SOLUTIONS = answers_file(COURSE, solutions=True)
 ONE_RIGHT = "mean-square = 12.5\n"  # where what is tested is not the grading, a file that needs one solver only
-M = len(EXERCISES)
+M = len(COURSE.exercises)
 TEMPLATE_CODE = '{{ env.srcdir.joinpath("PWNED").touch() }}'
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -110,7 +110,7 @@ def graded(tmp_path_factory):
     before = fingerprint(base)
     out = base / "out"
     run = subprocess.run(
-        [sys.executable, "-P", "-m", "rmsnorm_course", "grade", ".", "--out", str(out)],
+        [sys.executable, "-P", "-m", "classroom", "grade", ".", "--out", str(out)],
         cwd=folder, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     after = {path: value for path, value in fingerprint(base).items() if not path.startswith(str(out))}
@@ -291,7 +291,7 @@ def test_a_folder_that_cannot_be_listed_is_passed_over_with_a_word(tmp_path, mon
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(ONE_RIGHT, encoding="utf-8")
-    command = f"{sys.executable} -P -m rmsnorm_course grade {answers} {answers} {answers} | head -c 10"
+    command = f"{sys.executable} -P -m classroom grade {answers} {answers} {answers} | head -c 10"
     run = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr
 
@@ -317,7 +317,7 @@ def test_a_second_run_waits_for_the_folder_s_lock_and_then_writes_whole(tmp_path
     out.mkdir()
     holder = os.open(out, os.O_RDONLY)
     fcntl.flock(holder, fcntl.LOCK_EX)  # another run, mid-write
-    command = [sys.executable, "-P", "-m", "rmsnorm_course", "grade", str(folder), "--gradebook", str(out / "g.csv")]
+    command = [sys.executable, "-P", "-m", "classroom", "grade", str(folder), "--gradebook", str(out / "g.csv")]
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -340,7 +340,7 @@ def test_check_names_a_hostile_value_by_its_type(tmp_path):
     from rmsnorm_course import check
 
     assert check("normalized", Sneaky([1, 2])).outcome.name == "UNREADABLE"
-    assert AnswerSheet.read(tmp_path / "absent.toml").unreadable.startswith("cannot open")
+    assert AnswerSheet.read(COURSE, tmp_path / "absent.toml").unreadable.startswith("cannot open")
 
 
 def test_everyday_and_hostile_names_work_through_make_and_nothing_in_them_runs(tmp_path, make_on_a_copy):

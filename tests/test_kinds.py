@@ -9,9 +9,9 @@ import tomllib
 import numpy as np
 import pytest
 
+from predict_check.errors import AnswerKindError, GradingError
+from predict_check.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.grading.errors import AnswerKindError, GradingError
-from rmsnorm_course.grading.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
 
@@ -225,7 +225,7 @@ def test_choice_refuses_numbers_unknown_letters_and_other_text():
 
 
 def test_a_long_answer_is_shown_back_in_part_with_its_length():
-    from rmsnorm_course.grading.kinds import shortened
+    from predict_check.kinds import shortened
 
     assert shortened("9" * 60) == "9" * 60
     assert shortened("9" * 61) == "9" * 60 + "… (61 characters)"

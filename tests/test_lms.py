@@ -18,14 +18,13 @@ from hostile import SOLUTIONS, M, with_answer
 from leaks import expected_renderings
 from submissions import generate_class, write_class
 
+from classroom.__main__ import main
+from classroom.gradebook import answer_files, grade_files, tally
+from classroom.policy import PolicyError, load
+from classroom.report import Options, feedback_html, feedback_text, summary
+from classroom.students import Pattern, PatternError
 from rmsnorm_course import check
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading.class_report import Options, feedback_html, feedback_text, summary
-from rmsnorm_course.grading.gradebook import answer_files, grade_files, tally
-from rmsnorm_course.grading.misconceptions import CARRIED
-from rmsnorm_course.grading.policy import PolicyError, load
-from rmsnorm_course.grading.students import Pattern, PatternError
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 
@@ -85,7 +84,7 @@ def test_files_named_by_a_wildcard_get_pages_that_tell_them_apart(tmp_path):
         (tmp_path / name / "answers.toml").write_text(f'name = "{name[:3]}"\nmean-square = 12.5\n', encoding="utf-8")
     sources = answer_files(sorted(str(p.relative_to(tmp_path)) for p in tmp_path.glob("*/answers.toml"))).sources
     assert [source.label for source in sources] == ["Ana_1/answers.toml", "Ben_2/answers.toml"]
-    graded = grade_files(sources, Pattern.of("{name}_{id}/answers.toml"))
+    graded = grade_files(COURSE, sources, Pattern.of("{name}_{id}/answers.toml"))
     assert [(file.student.name, file.student.id) for file in graded] == [("Ana", "1"), ("Ben", "2")]
     assert "Answers file: <code>Ana_1/answers.toml</code>" in feedback_html(graded[0])
 
@@ -100,7 +99,7 @@ def test_a_pattern_that_names_no_part_is_refused_in_words():
 def test_the_book_s_download_names_its_student_and_no_line_of_it_is_a_problem(tmp_path):
     path = tmp_path / "answers-ana-7.toml"
     path.write_text('name = "Ana"\nid = "7"\n' + SOLUTIONS, encoding="utf-8")
-    (file,) = grade_files([path])
+    (file,) = grade_files(COURSE, [path])
     assert (file.student.name, file.student.id, file.problems()) == ("Ana", "7", [])
 
 
@@ -110,7 +109,9 @@ def test_the_gradebook_opens_as_numbers_and_the_long_one_holds_each_answer_as_ty
     assert main(["grade", str(tmp_path / "class"), "--out", "out"]) == 0
     rows = rows_of(tmp_path / "out" / "grades.csv")
     for row, submission in zip(rows, submissions):
-        numbers = {column: float(row[column]) for column in (*NUMERIC, *EXERCISES)}  # every one parses as a number
+        numbers = {
+            column: float(row[column]) for column in (*NUMERIC, *COURSE.exercises)
+        }  # every one parses as a number
         assert numbers["score"] == submission.score and numbers["maximum"] == M
         assert numbers["percentage"] == pytest.approx(round(100 * submission.score / M, 1))
         assert sum(numbers[column] for column in NUMERIC[3:]) == M
@@ -124,7 +125,7 @@ def test_the_gradebook_opens_as_numbers_and_the_long_one_holds_each_answer_as_ty
 def test_an_answer_is_echoed_as_typed_not_as_the_grader_reads_it(tmp_path):
     path = tmp_path / "a.toml"
     path.write_text("gain-gradient-shape = 3\nplateau-value = 1.00\n", encoding="utf-8")
-    (file,) = grade_files([path])
+    (file,) = grade_files(COURSE, [path])
     page = feedback_text(file)
     assert ": ✓ Correct, you wrote 3\n" in page and "Your answer: 1.00\n" in page and "(3,)" not in page
 
@@ -177,7 +178,7 @@ def test_a_policy_that_cannot_be_used_is_refused_with_what_was_expected(tmp_path
     path = tmp_path / "policy.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(PolicyError, match=re.escape(says)):
-        load(path)
+        load(COURSE, path)
 
 
 def test_the_summary_groups_answers_by_what_they_say_and_carries_a_slip_to_what_follows(tmp_path, capsys):
@@ -185,8 +186,8 @@ def test_the_summary_groups_answers_by_what_they_say_and_carries_a_slip_to_what_
     folder.mkdir()
     for n, plateau in enumerate(["1", "1.0", "1.000000", "0.5"]):
         (folder / f"s{n}.toml").write_text(f"plateau-value = {plateau}\nmean-square = 25\nreciprocal-rms = 0.2\n")
-    graded = grade_files(answer_files([folder]).sources)
-    text = summary(graded, tally(graded))
+    graded = grade_files(COURSE, answer_files([folder]).sources)
+    text = summary(COURSE, graded, tally(COURSE, graded))
     plateau = text.split("\nplateau-value: ")[1].split("\n")
     eps_free = "That is the eps = 0 ideal, exactly one; with eps in the denominator the mean square falls short."
     assert plateau[1] == f"    1 (3 students): {eps_free}"
@@ -194,7 +195,7 @@ def test_the_summary_groups_answers_by_what_they_say_and_carries_a_slip_to_what_
     reciprocal = text.split("\nreciprocal-rms: ")[1].split("\n")[1]
     assert reciprocal.startswith("    0.2 (4 students): follows from the slip in mean-square: That is the sum")
     assert "[s0, s1, s2]" not in text
-    assert "[s0, s1, s2]" in summary(graded, tally(graded), names=True)
+    assert "[s0, s1, s2]" in summary(COURSE, graded, tally(COURSE, graded), names=True)
     page = feedback_text(graded[0])
     assert "This follows from your answer to \u201cThe mean square\u201d" in page
 
@@ -210,7 +211,7 @@ def test_inf_and_nan_are_judged_with_the_overflow_s_own_words():
 def test_a_page_ready_to_send_has_no_markup_escapes_and_the_teacher_s_title_and_note(tmp_path):
     path = tmp_path / "a.toml"
     path.write_text(with_answer("mean-square", "25", SOLUTIONS) + 'name = "<b>Ana</b> *x*"\n', encoding="utf-8")
-    (file,) = grade_files([path])
+    (file,) = grade_files(COURSE, [path])
     options = Options(title="RMSNorm, spring term", note="Well done.\n\nSee me about <b>one</b> thing.")
     text, page = feedback_text(file, options), feedback_html(file, options)
     assert "\\" not in text and "RMSNorm, spring term" in text and "  See me about <b>one</b> thing." in text
@@ -222,8 +223,8 @@ def test_a_page_ready_to_send_has_no_markup_escapes_and_the_teacher_s_title_and_
 
 def test_no_page_states_an_answer_the_student_has_not_got_right_in_any_form(tmp_path):
     submissions = generate_class(24, seed=11)
-    graded = grade_files(write_class(tmp_path / "class", submissions))
-    questions = [exercise.prompt for exercise in EXERCISES.values()]
+    graded = grade_files(COURSE, write_class(tmp_path / "class", submissions))
+    questions = [exercise.prompt for exercise in COURSE.exercises.values()]
     for file, submission in zip(graded, submissions):
         not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
         for page in (feedback_text(file), feedback_html(file)):
@@ -233,13 +234,15 @@ def test_no_page_states_an_answer_the_student_has_not_got_right_in_any_form(tmp_
             for question in questions:
                 said = said.replace(" ".join(question.split()), "")
             for exercise_id in not_right:
-                for rendering in expected_renderings(EXERCISES[exercise_id]):
+                for rendering in expected_renderings(COURSE.exercises[exercise_id]):
                     assert rendering not in said, (submission.name, exercise_id, rendering)
 
 
 def test_each_carried_computation_gives_the_next_answer_from_the_right_earlier_one():
-    for exercise_id, chain in CARRIED.items():
-        exercise = EXERCISES[exercise_id]
-        for carried in chain:
-            followed = carried.follow(EXERCISES[carried.upstream].solve().answer)
+    carrying = [exercise for exercise in COURSE if exercise.carried]
+    assert len(carrying) >= 5  # the worked example's chain: mean square, 1/RMS, x-hat, output, plateau, grad-gain
+    for exercise in carrying:
+        exercise_id = exercise.id
+        for carried in exercise.carried:
+            followed = carried.follow(COURSE.exercises[carried.upstream].solve().answer)
             assert exercise.kind.exactly(exercise.kind.read(followed), exercise.solve().answer), exercise_id

@@ -19,7 +19,7 @@ import jupytext
 import pytest
 from pybtex.database import parse_file
 
-from rmsnorm_course.views.prediction import GO_ON, KEPT_NOTE, PAGE_END
+from predict_check.box import GO_ON, KEPT_NOTE, PAGE_END
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"

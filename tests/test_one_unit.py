@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from rmsnorm_course.__main__ import main
-from rmsnorm_course.grading import publish
+from classroom import publish
+from classroom.__main__ import main
 
 STOPPER = """
 import os, signal, sys
-from rmsnorm_course.grading import publish
-from rmsnorm_course.__main__ import main
+from classroom import publish
+from classroom.__main__ import main
 stop, calls = int(sys.argv[1]), []
 def checkpoint(step):
     calls.append(step)

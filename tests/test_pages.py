@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rmsnorm_course.questions.registry import EXERCISES
+from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import cost as cost_study
 from rmsnorm_course.studies import evidence, modern
 from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
@@ -32,7 +32,7 @@ MODULES = {  # page -> how its values are made (cost is timed, and read by its o
     "modern-blocks": lambda m: m.values(),
     "modern-kernels": lambda m: m.values(),
     "precision": lambda m: m.values(),
-    "what-next": lambda m: m.values(len(EXERCISES)),
+    "what-next": lambda m: m.values(len(COURSE.exercises)),
 }
 
 
@@ -89,7 +89,7 @@ def test_the_evidence_guard_stops_a_failed_check(monkeypatch):
     real = evidence.collect()
     monkeypatch.setattr(evidence, "collect", lambda: dataclasses.replace(real, replay_bitwise=False))
     with pytest.raises(UnsupportedClaim, match="every check"):
-        what_next.values(len(EXERCISES))
+        what_next.values(len(COURSE.exercises))
 
 
 @pytest.mark.parametrize(

@@ -8,40 +8,40 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
+from predict_check import reading
+from predict_check.box import DATA_GLOBAL, data_script, exercise_data, prediction_html
+from predict_check.verdicts import LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
-from rmsnorm_course.grading import reading
-from rmsnorm_course.grading.feedback import LOOKS, Outcome, page_words, reference
-from rmsnorm_course.questions.registry import EXERCISES
-from rmsnorm_course.views.prediction import DATA_GLOBAL, Prediction, data_script, exercise_data, prediction_html
+from rmsnorm_course.questions import COURSE, Prediction
 
 
-@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+@pytest.mark.parametrize("exercise_id", list(COURSE.exercises))
 def test_the_page_data_holds_what_check_judges_with(exercise_id):
-    exercise, solution = EXERCISES[exercise_id], EXERCISES[exercise_id].solve()
-    data = json.loads(json.dumps(exercise_data(exercise_id)))
-    assert data["words"]["correct"] == reference(exercise_id).message == solution.explanation
+    exercise, solution = COURSE.exercises[exercise_id], COURSE.exercises[exercise_id].solve()
+    data = json.loads(json.dumps(exercise_data(COURSE.get(exercise_id))))
+    assert data["words"]["correct"] == reference(COURSE.get(exercise_id)).message == solution.explanation
     assert data["words"]["not_answered"] == check(exercise_id).message
     assert data["words"]["wrong"] == f"Hint: {exercise.hint}"
-    assert [note for _, note in data["pitfalls"]] == [note for _, note in solution.pitfalls]
+    assert [note for _, note in data["slips"]] == [note for _, note in solution.slips]
     assert data["kind"]["type"] == type(exercise.kind).__name__.lower()
 
 
-@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+@pytest.mark.parametrize("exercise_id", list(COURSE.exercises))
 def test_the_reference_answer_typed_in_quotes_is_right(exercise_id):
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     written = exercise.kind.toml(exercise.solve().answer).strip('"')  # 0.5, [0.5, -1.25], [4, 7] or B
     for quoted in (written, f'"{written}"', f"'{written}'", f'" {written} "'):
         assert Prediction(exercise_id).verdict(quoted).outcome is Outcome.CORRECT, quoted
 
 
-@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+@pytest.mark.parametrize("exercise_id", list(COURSE.exercises))
 def test_each_box_keeps_the_page_contract(exercise_id):
-    soup = BeautifulSoup(prediction_html(exercise_id), "html.parser")
+    soup = BeautifulSoup(prediction_html(COURSE.get(exercise_id)), "html.parser")
     box = soup.select_one(f'.prediction[data-exercise="{exercise_id}"]')
     assert box["data-gate"] == "true"
     (field,) = box.select("input[type=text]")
     label = box.select_one(f'label[for="{field["id"]}"]').get_text()
-    assert label == f"Type {EXERCISES[exercise_id].kind.describe()}"
+    assert label == f"Type {COURSE.exercises[exercise_id].kind.describe()}"
     assert len(box.select('[role="status"]')) == 1
     assert box.select_one("details summary").get_text().startswith("Show the answer")
     data = box.select_one("script.prediction-data").string
@@ -49,18 +49,20 @@ def test_each_box_keeps_the_page_contract(exercise_id):
 
 
 def test_a_box_is_titled_for_a_reader_never_by_its_id():
-    for exercise_id, exercise in EXERCISES.items():
-        question = BeautifulSoup(prediction_html(exercise_id), "html.parser").select_one(".prediction-question")
+    for exercise_id, exercise in COURSE.exercises.items():
+        question = BeautifulSoup(prediction_html(COURSE.get(exercise_id)), "html.parser").select_one(
+            ".prediction-question"
+        )
         assert question.get_text().startswith(f"Predict: {exercise.title}.") and not question.select("code")
         assert "-" not in exercise_id or exercise_id not in question.get_text()
 
 
 def test_a_review_box_holds_nothing_back():
-    assert 'data-gate="false"' in prediction_html("mean-square", gate=False)
+    assert 'data-gate="false"' in prediction_html(COURSE.get("mean-square"), gate=False)
 
 
 def test_a_choice_box_says_a_letter_will_do_and_lists_its_options_as_a_radio_group_of_text():
-    html = prediction_html("pre-norm-placement")
+    html = prediction_html(COURSE.get("pre-norm-placement"))
     assert "Type a letter from A to D, or the words of an option" in html and "in quotes" not in html
     box = BeautifulSoup(html, "html.parser")
     group = box.select_one("ul.prediction-options[role=radiogroup]")
@@ -72,14 +74,14 @@ def test_a_choice_box_says_a_letter_will_do_and_lists_its_options_as_a_radio_gro
     assert all("<" not in option for option in re.findall(r"<li[^>]*>(.*?)</li>", html))
 
 
-@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+@pytest.mark.parametrize("exercise_id", list(COURSE.exercises))
 def test_each_box_is_named_by_its_question_and_its_button_by_its_title(exercise_id):
-    box = BeautifulSoup(prediction_html(exercise_id), "html.parser")
+    box = BeautifulSoup(prediction_html(COURSE.get(exercise_id)), "html.parser")
     question = box.select_one(".prediction-question")
     (field,) = box.select("input[type=text]")
     assert field["aria-labelledby"] == question["id"]
     assert box.select_one(f"#{field['aria-describedby']}").name == "label"
-    assert box.select_one("button")["aria-label"] == f"Check: {EXERCISES[exercise_id].title}"
+    assert box.select_one("button")["aria-label"] == f"Check: {COURSE.exercises[exercise_id].title}"
     assert box.select_one("form")["method"] == "dialog"  # submits nowhere: without JavaScript the page stays
     assert "needs JavaScript" in box.select_one("noscript").get_text()
     assert not box.select("[style]")  # the look is the stylesheet's (course.css), light or dark
@@ -87,16 +89,16 @@ def test_each_box_is_named_by_its_question_and_its_button_by_its_title(exercise_
 
 def test_the_shared_script_holds_the_rules_the_chapter_and_the_looks_as_data():
     prefix, suffix = f"{DATA_GLOBAL} = ", ";\n"
-    script = data_script()
+    script = data_script(COURSE)
     assert script.startswith(prefix) and script.endswith(suffix)
     shared = json.loads(script[len(prefix) : -len(suffix)])
     assert shared["rules"] == json.loads(json.dumps(reading.rules()))
-    assert shared["chapter"] == list(EXERCISES)  # "Download my answers" writes them in the grader's order
+    assert shared["chapter"] == list(COURSE.exercises)  # "Download my answers" writes them in the grader's order
     assert {look["word"] for look in shared["looks"].values()} == {word for _, word, _ in LOOKS.values()}
 
 
 def test_the_page_words_are_the_verdict_words():
-    exercise = EXERCISES["reciprocal-rms"]
+    exercise = COURSE.exercises["reciprocal-rms"]
     words = page_words(exercise)
     assert check("reciprocal-rms", "0.2828").message == words["close"]
     assert check("reciprocal-rms", "twelve").message == words["unreadable"].format(

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from rmsnorm_course.grading import reading
+from predict_check import reading
 
 STORED = json.loads(reading.TABLE.read_text(encoding="utf-8"))
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import tiny_llama
 
-from rmsnorm_course import RMSNormError, cache
+from predict_check.sources import imported_files
+from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.imports import imported_files
 from rmsnorm_course.studies import llama, real_model, smollm2
 from rmsnorm_course.studies.precision import to_bfloat16
 
@@ -96,59 +96,7 @@ def test_measurements_of_a_small_model_hold_what_each_one_claims(tiny):
     assert found.norm_names[-1] == "final" and found.epsilons[0] == tiny_llama.CONFIG.eps
 
 
-# --- kept once, never trusted over its sources ------------------------------------------------
-
-
-class Counted:
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self):
-        self.calls += 1
-        return real_model.Prediction(*(np.array([self.calls]) for _ in range(7)))
-
-
-def test_a_kept_value_is_computed_once_then_read(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
-    compute = Counted()
-    first = real_model.kept("test", "question", "weights", compute, real_model.Prediction)
-    again = real_model.kept("test", "question", "weights", compute, real_model.Prediction)
-    assert compute.calls == 1 and again.top.tolist() == first.top.tolist() == [1]
-    real_model.kept("test", "another question", "weights", compute, real_model.Prediction)
-    real_model.kept("test", "question", "other weights", compute, real_model.Prediction)
-    assert compute.calls == 3
-
-
-@pytest.mark.parametrize("setting", ["off", ""])
-def test_off_or_empty_keeps_nothing(tmp_path, monkeypatch, setting):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv(cache.VARIABLE, setting)
-    compute = Counted()
-    for _ in range(2):
-        real_model.kept("test", "question", "weights", compute, real_model.Prediction)
-    assert compute.calls == 2 and list(tmp_path.iterdir()) == []
-
-
-def test_a_damaged_kept_file_is_computed_again(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
-    compute = Counted()
-    real_model.kept("test", "damaged", "weights", compute, real_model.Prediction)
-    (kept,) = tmp_path.glob("smollm2-test-*.npz")
-    kept.write_bytes(b"PK\x03\x04 not a whole file")
-    real_model.restored.cache_clear()
-    assert real_model.kept("test", "damaged", "weights", compute, real_model.Prediction).top.tolist() == [2]
-
-
-def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
-    module = tmp_path / "module.py"
-    module.write_text("x = 1\n")
-    monkeypatch.setattr(real_model, "imported_files", lambda modules: {"rmsnorm_course.module": module})
-    before = real_model.fingerprint("test", "question", "weights")
-    module.write_text("x = 2\n")
-    assert real_model.fingerprint("test", "question", "weights") != before
-
-
-def test_the_key_covers_every_module_the_measurements_run():
+def test_the_model_s_values_are_kept_under_the_modules_that_compute_them():
     assert {"rmsnorm_course.studies.llama", "rmsnorm_course.core.fastpath"} <= set(
         imported_files([real_model.__name__])
     )

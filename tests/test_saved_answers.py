@@ -23,14 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from predict_check.box import GO_ON, KernelAnswers
+from predict_check.errors import AnswersFileError
+from predict_check.saved import MOMENT, Typed, moment, save_typed, typed_answers_file
+from predict_check.sheets import AnswerSheet
+from predict_check.verdicts import Outcome, reference
 from rmsnorm_course import check
-from rmsnorm_course.grading import saved_answers
-from rmsnorm_course.grading.answers import AnswerSheet
-from rmsnorm_course.grading.errors import AnswersFileError
-from rmsnorm_course.grading.feedback import Outcome, reference
-from rmsnorm_course.grading.saved_answers import MOMENT, Typed, moment, save_typed, typed_answers_file
-from rmsnorm_course.questions.registry import EXERCISES
-from rmsnorm_course.views.prediction import GO_ON, KernelAnswers, Prediction
+from rmsnorm_course.questions import COURSE, Prediction
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = {  # exercise id -> typed text that TOML, a terminal or a page would read as something else
@@ -73,7 +72,7 @@ def said(box) -> str:
 
 
 def right_answer(exercise_id: str) -> str:
-    exercise = EXERCISES[exercise_id]
+    exercise = COURSE.exercises[exercise_id]
     return exercise.kind.toml(exercise.solve().answer).strip('"')
 
 
@@ -84,8 +83,8 @@ def score_line(run: subprocess.CompletedProcess) -> str:
 def test_whatever_is_typed_is_read_back_exactly_as_typed(tmp_path):
     typed = Typed(first=dict(HOSTILE), last={key: text[::-1] for key, text in HOSTILE.items()})
     path = tmp_path / "answers.toml"
-    path.write_text(typed_answers_file(typed), encoding="utf-8")
-    sheet = AnswerSheet.read(path)
+    path.write_text(typed_answers_file(COURSE, typed), encoding="utf-8")
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.unreadable is None and sheet.unknown_ids() == []
     assert {key: sheet.answers[key] for key in HOSTILE} == {key: text[::-1] for key, text in HOSTILE.items()}
     assert dict(sheet.first_tries) == HOSTILE
@@ -94,23 +93,26 @@ def test_whatever_is_typed_is_read_back_exactly_as_typed(tmp_path):
 
 def test_a_lone_surrogate_is_saved_as_the_replacement_character(tmp_path):
     path = tmp_path / "answers.toml"
-    path.write_text(typed_answers_file(Typed(first={"mean-square": "1\ud8002"}, last={"mean-square": "1\ud8002"})))
-    assert AnswerSheet.read(path).answers["mean-square"] == "1\ufffd2"
+    path.write_text(
+        typed_answers_file(COURSE, Typed(first={"mean-square": "1\ud8002"}, last={"mean-square": "1\ud8002"}))
+    )
+    assert AnswerSheet.read(COURSE, path).answers["mean-square"] == "1\ufffd2"
 
 
 def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answer_was_typed(tmp_path):
     typed_at = {"mean-square": "2026-03-14T09:26:53.589Z"}
     text = typed_answers_file(
-        Typed(first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"}, typed_at=typed_at)
+        COURSE,
+        Typed(first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"}, typed_at=typed_at),
     )
     lines = text.splitlines()
     assert lines[:3] == [
-        "# My predictions, typed in the RMSNorm chapter's prediction boxes.",
-        "# Grade them in the course's folder (the one holding exercises/):  make grade ANSWERS=/path/to/answers.toml",
+        "# My predictions, typed in the prediction boxes of the RMSNorm chapter.",
+        "# Grade them in the course's folder:  make grade ANSWERS=/path/to/answers.toml",
         "# where /path/to is the folder this file is in.",
     ]
     assert lines[3:5] == ['mean-square = "12.5"', 'reciprocal-rms = ""']
-    assert len(lines) == 3 + len(EXERCISES) + 12 and text.endswith(
+    assert len(lines) == 3 + len(COURSE.exercises) + 12 and text.endswith(
         '\n[first-tries]\nmean-square = "25"\nreciprocal-rms = "0.28"\n\n'
         "# The exercises whose answer you asked to see before your first prediction.\n"
         "[shown-before-first-try]\n\n"
@@ -119,7 +121,7 @@ def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answe
     )
     path = tmp_path / "answers.toml"
     path.write_text(text, encoding="utf-8")
-    assert AnswerSheet.read(path).problems() == []  # the grader ignores when an answer was typed
+    assert AnswerSheet.read(COURSE, path).problems() == []  # the grader ignores when an answer was typed
 
 
 def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
@@ -127,18 +129,18 @@ def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
     folder = tmp_path / "Downloads"
     folder.mkdir()
     path = folder / "answers-ana-perez-12345.toml"
-    path.write_text(typed_answers_file(Typed(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
+    path.write_text(typed_answers_file(COURSE, Typed(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
     comment = path.read_text(encoding="utf-8").splitlines()[1]
     command = comment.split(":  ", 1)[1].replace("/path/to", str(folder))
     run = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert score_line(run) == f"score: 1/{len(EXERCISES)}"
+    assert score_line(run) == f"score: 1/{len(COURSE.exercises)}"
 
 
 def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_grader_scores(tmp_path, monkeypatch):
     notebooks = tmp_path / "Ana's course $HOME" / "book"  # a folder a shell would split, or expand, unquoted
     notebooks.mkdir(parents=True)
     monkeypatch.chdir(notebooks)  # as the kernel of a notebook in this folder
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     box = Prediction("mean-square").widget(kept)
     field = part(box, "Text")
     field.value = "25"
@@ -146,29 +148,29 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     field.value = "12.5"
     assert "✓ Correct, you said 12.5" in html_of(box)
     assert "Your first try, kept for the grader: ✗ Not yet, you said 25" in html_of(box)
-    answer = reference("mean-square")
+    answer = reference(COURSE.get("mean-square"))
     assert f"<code>{answer.answer}</code>" not in html_of(box)
     part(box, "Button", "Show the answer (and go on without a prediction)").click()
     assert f"<code>{answer.answer}</code>: {answer.message}" in html_of(box)
 
     other = Prediction("reciprocal-rms").widget(kept)  # a second box of the same kernel
     part(other, "Text").value = "0.282843"
-    assert f"2 of {len(EXERCISES)} predictions checked, 2 right" in html_of(box)  # one tally, under every box
+    assert f"2 of {len(COURSE.exercises)} predictions checked, 2 right" in html_of(box)  # one tally, under every box
     part(other, "Button", "Save my answers").click()
     saved = notebooks / "answers.toml"
-    assert f"Saved 2 of {len(EXERCISES)} predictions to {saved}." in said(box)
+    assert f"Saved 2 of {len(COURSE.exercises)} predictions to {saved}." in said(box)
 
     # the command the box prints, run as printed from another folder (a terminal opens in the server's)
     command = said(box).split("Grade it in a terminal with:  ", 1)[1].splitlines()[0]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     grader = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=elsewhere, timeout=600)
-    assert score_line(grader) == f"score: 2/{len(EXERCISES)}"
+    assert score_line(grader) == f"score: 2/{len(COURSE.exercises)}"
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
 
 
 def test_a_box_drawn_again_shows_what_its_kernel_kept():
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     part(Prediction("output-shape").widget(kept), "Text").value = "(2, 5)"
     again = Prediction("output-shape").widget(kept)
     assert part(again, "Text").value == "(2, 5)"
@@ -176,7 +178,7 @@ def test_a_box_drawn_again_shows_what_its_kernel_kept():
 
 
 def test_typed_text_never_becomes_markup_in_the_widget():
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     box = Prediction("tiny-normalized").widget(kept)
     part(box, "Text").value = "[<b>1</b>, 2]"
     part(box, "Text").value = "<script>alert(1)</script>"
@@ -184,16 +186,16 @@ def test_typed_text_never_becomes_markup_in_the_widget():
 
 
 def test_a_chapter_box_says_how_to_go_on_and_a_review_box_does_not():
-    assert GO_ON in html_of(Prediction("mean-square").widget(KernelAnswers()))
-    assert GO_ON not in html_of(Prediction("mean-square", gate=False).widget(KernelAnswers()))
+    assert GO_ON in html_of(Prediction("mean-square").widget(KernelAnswers(COURSE)))
+    assert GO_ON not in html_of(Prediction("mean-square", gate=False).widget(KernelAnswers(COURSE)))
 
 
 def test_saving_keeps_the_first_try_and_what_other_pages_saved(tmp_path):
     path = tmp_path / "answers.toml"
-    save_typed(path, Typed(first={"mean-square": "25"}, last={"mean-square": "12.5"}))  # one page's kernel
+    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "12.5"}))  # one page's kernel
     later = Typed(first={"mean-square": "13", "grad-x": "[1, 2]"}, last={"mean-square": "13", "grad-x": "[1, 2]"})
-    save_typed(path, later)  # another page's kernel, or this one restarted
-    sheet = AnswerSheet.read(path)
+    save_typed(COURSE, path, later)  # another page's kernel, or this one restarted
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.answers["mean-square"] == "13" and sheet.first_tries["mean-square"] == "25"
     assert sheet.answers["grad-x"] == "[1, 2]" and sheet.first_tries["grad-x"] == "[1, 2]"
 
@@ -202,11 +204,11 @@ def test_saving_over_the_page_s_download_keeps_its_practice_answers(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text(
         typed_answers_file(
-            Typed(first={"output": "[1, 0.5]"}, last={"output": "[1, 0.5]"}, variants={"output": {2: "7"}})
+            COURSE, Typed(first={"output": "[1, 0.5]"}, last={"output": "[1, 0.5]"}, variants={"output": {2: "7"}})
         )
     )
-    save_typed(path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
-    sheet = AnswerSheet.read(path)
+    save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.answers["output"] == "[1, 0.5]" and sheet.answers["variants"] == {"output": {"2": "7"}}
     assert [(exercise_id, number) for exercise_id, number, _ in sheet.variant_tries()] == [("output", 2)]
 
@@ -226,9 +228,9 @@ def test_a_file_the_boxes_did_not_write_is_left_as_it_is(tmp_path, written):
     path = tmp_path / "answers.toml"
     path.write_text(written)
     with pytest.raises(AnswersFileError):
-        save_typed(path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+        save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
     assert path.read_text() == written
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     assert kept.save(tmp_path).startswith("Not saved: ")
     assert path.read_text() == written and [p.name for p in tmp_path.iterdir()] == ["answers.toml"]
@@ -237,12 +239,12 @@ def test_a_file_the_boxes_did_not_write_is_left_as_it_is(tmp_path, written):
 def test_the_blank_template_is_filled_in_where_it_lies(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text((ROOT / "exercises" / "answers.toml").read_text())
-    save_typed(path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
-    assert AnswerSheet.read(path).grade("mean-square").correct
+    save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+    assert AnswerSheet.read(COURSE, path).grade("mean-square").correct
 
 
 def test_only_predictions_the_grader_can_read_are_kept():
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     for typed in ("", "twelve", "x" * 501):
         kept.record("mean-square", typed, check("mean-square", typed))
     assert kept.kept == {}
@@ -254,22 +256,22 @@ def test_only_predictions_the_grader_can_read_are_kept():
 
 
 def test_an_answer_shown_before_any_prediction_is_saved_as_shown_and_the_grader_says_so(tmp_path):
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     box = Prediction("output").widget(kept)
     part(box, "Button", "Show the answer (and go on without a prediction)").click()
-    part(box, "Text").value = reference("output").answer  # typed after seeing it: no first try of one's own
+    part(box, "Text").value = reference(COURSE.get("output")).answer  # typed after seeing it: no first try of one's own
     kept.save(tmp_path)
-    sheet = AnswerSheet.read(tmp_path / "answers.toml")
+    sheet = AnswerSheet.read(COURSE, tmp_path / "answers.toml")
     assert sheet.shown_first == {"output"}
     assert sheet.first_try("output").word == "shown"
 
 
 def test_a_name_added_to_the_saved_file_by_hand_is_kept_by_the_next_save(tmp_path):
     path = tmp_path / "answers.toml"
-    save_typed(path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}))
+    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}))
     path.write_text('name = "Ana Pérez"\nid = "12345"\n' + path.read_text(encoding="utf-8"), encoding="utf-8")
-    save_typed(path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
-    sheet = AnswerSheet.read(path)
+    save_typed(COURSE, path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
+    sheet = AnswerSheet.read(COURSE, path)
     assert (sheet.identity("name"), sheet.identity("id")) == ("Ana Pérez", "12345")
     assert (sheet.answers["mean-square"], sheet.answers["output"]) == ("25", "[1, 2]")
 
@@ -277,25 +279,25 @@ def test_a_name_added_to_the_saved_file_by_hand_is_kept_by_the_next_save(tmp_pat
 def test_an_older_kernel_s_save_keeps_the_newer_answer_another_kernel_saved(tmp_path, monkeypatch):
     """Two pages, each its own kernel, save one file: answer by answer the newer wins, whichever kernel saves."""
     monkeypatch.chdir(tmp_path)  # the predict page's kernel and the review page's, both next to their notebooks
-    predict, review = KernelAnswers(), KernelAnswers()
+    predict, review = KernelAnswers(COURSE), KernelAnswers(COURSE)
     predicted = Prediction("normalized").widget(predict)
     reviewed = Prediction("normalized").widget(review)
     path = tmp_path / "answers.toml"
 
     part(predicted, "Text").value = "[0.6, 0.8]"
     part(predicted, "Button", "Save my answers").click()
-    assert not AnswerSheet.read(path).grade("normalized").correct
+    assert not AnswerSheet.read(COURSE, path).grade("normalized").correct
     part(reviewed, "Text").value = right_answer("normalized")
     part(reviewed, "Button", "Save my answers").click()
-    assert AnswerSheet.read(path).grade("normalized").correct
+    assert AnswerSheet.read(COURSE, path).grade("normalized").correct
     part(predicted, "Button", "Save my answers").click()  # its kernel still holds the older answer
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.grade("normalized").correct and sheet.problems() == []
 
     part(predicted, "Text").value = "[0.5, 0.5]"  # typed after: now the newer
     part(predicted, "Button", "Save my answers").click()
-    assert AnswerSheet.read(path).answers["normalized"] == "[0.5, 0.5]"
-    assert AnswerSheet.read(path).first_tries["normalized"] == "[0.6, 0.8]"
+    assert AnswerSheet.read(COURSE, path).answers["normalized"] == "[0.5, 0.5]"
+    assert AnswerSheet.read(COURSE, path).first_tries["normalized"] == "[0.6, 0.8]"
 
 
 @pytest.mark.parametrize(
@@ -310,11 +312,11 @@ def test_an_older_kernel_s_save_keeps_the_newer_answer_another_kernel_saved(tmp_
 def test_the_answer_typed_last_is_saved_whatever_kernel_saves(tmp_path, in_the_file, in_the_kernel, kept):
     path = tmp_path / "answers.toml"
     moments = {"mean-square": in_the_file} if in_the_file else {}
-    save_typed(path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=moments))
+    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=moments))
     saved = Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}, typed_at={"mean-square": in_the_kernel})
-    written = save_typed(path, saved)
+    written = save_typed(COURSE, path, saved)
     answer, at = ("12.5", in_the_kernel) if kept == "kernel" else ("25", in_the_file)
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert (sheet.answers["mean-square"], sheet.answers["typed-at"]["mean-square"]) == (answer, at)
     assert written.last["mean-square"] == answer and sheet.first_tries["mean-square"] == "25"
 
@@ -333,7 +335,7 @@ ROUNDS = 200
 def _save_in_each_folder(barrier, folders: list[str], exercise_id: str) -> None:
     """One kernel's side: in each folder, answer one exercise and press Save at the moment the other kernel does."""
     for folder in folders:
-        kept = KernelAnswers()
+        kept = KernelAnswers(COURSE)
         kept.record(exercise_id, right_answer(exercise_id), check(exercise_id, right_answer(exercise_id)))
         barrier.wait()
         assert kept.save(Path(folder)).startswith("Saved ")
@@ -357,16 +359,18 @@ def test_two_kernels_saving_at_once_lose_nothing(tmp_path):
     lost = [
         folder.name
         for folder in folders
-        if not all(AnswerSheet.read(folder / "answers.toml").grade(i).correct for i in ("mean-square", "output"))
+        if not all(
+            AnswerSheet.read(COURSE, folder / "answers.toml").grade(i).correct for i in ("mean-square", "output")
+        )
     ]
     assert lost == []
 
 
 def test_a_saved_file_keeps_its_mode_and_a_new_one_gets_the_umask_s(tmp_path):
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     path = tmp_path / "answers.toml"
-    path.write_text(typed_answers_file(Typed()), encoding="utf-8")
+    path.write_text(typed_answers_file(COURSE, Typed()), encoding="utf-8")
     path.chmod(0o644)
     assert kept.save(tmp_path).startswith("Saved ")
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
@@ -381,9 +385,9 @@ def test_a_saved_file_keeps_its_mode_and_a_new_one_gets_the_umask_s(tmp_path):
 
 def test_a_save_refused_says_why_naming_the_file_and_keeps_every_prediction(tmp_path, monkeypatch):
     path = tmp_path / "answers.toml"
-    save_typed(path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
+    save_typed(COURSE, path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
     before = path.read_bytes()
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     real_open = os.open
 
@@ -398,14 +402,14 @@ def test_a_save_refused_says_why_naming_the_file_and_keeps_every_prediction(tmp_
     assert message.startswith(f"Not saved: cannot write {path}: {os.strerror(errno.EACCES)}. ")
     assert "still kept in this kernel" in message and message.count(str(tmp_path)) == 1  # no other file named
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["answers.toml"]
-    assert kept.save(tmp_path).startswith("Saved ") and AnswerSheet.read(path).grade("mean-square").correct
+    assert kept.save(tmp_path).startswith("Saved ") and AnswerSheet.read(COURSE, path).grade("mean-square").correct
 
 
 def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp_path, monkeypatch):
     notebooks = tmp_path / "book"
     notebooks.mkdir()
     monkeypatch.chdir(notebooks)  # the kernel's folder, next to the notebook
-    kept = KernelAnswers()
+    kept = KernelAnswers(COURSE)
     box = Prediction("mean-square").widget(kept)
     part(box, "Text").value = "12.5"
     shutil.rmtree(notebooks)  # moved or deleted while the kernel runs
@@ -414,12 +418,12 @@ def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp
     assert kept.kept["mean-square"].last == "12.5"
     notebooks.mkdir()  # put back
     part(box, "Button", "Save my answers").click()
-    assert f"Saved 1 of {len(EXERCISES)} predictions to {notebooks / 'answers.toml'}." in said(box)
-    assert AnswerSheet.read(notebooks / "answers.toml").grade("mean-square").correct
+    assert f"Saved 1 of {len(COURSE.exercises)} predictions to {notebooks / 'answers.toml'}." in said(box)
+    assert AnswerSheet.read(COURSE, notebooks / "answers.toml").grade("mean-square").correct
 
 
 def test_a_package_installed_apart_from_its_course_names_no_grade_command_that_would_fail(tmp_path, monkeypatch):
-    monkeypatch.setattr(saved_answers, "GRADER", tmp_path / "no-exercises")
-    kept = KernelAnswers()
+    monkeypatch.setattr(COURSE, "grader", tmp_path / "no-exercises")
+    kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
-    assert kept.save(tmp_path) == f"Saved 1 of {len(EXERCISES)} predictions to {tmp_path / 'answers.toml'}."
+    assert kept.save(tmp_path) == f"Saved 1 of {len(COURSE.exercises)} predictions to {tmp_path / 'answers.toml'}."

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rmsnorm_course.grading.students import PLACES, Pattern, fill
+from classroom.students import PLACES, Pattern, fill
 
 
 class Searched(str):

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
 
-from rmsnorm_course.grading.answers import AnswerSheet
-from rmsnorm_course.grading.errors import AnswersFileError
-from rmsnorm_course.grading.toml_reader import MAX_BYTES, MAX_DEPTH, contents, key_lines, nesting, read_text
-from rmsnorm_course.questions.registry import EXERCISES
+from predict_check.errors import AnswersFileError
+from predict_check.sheets import AnswerSheet
+from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, key_lines, nesting, read_text
+from rmsnorm_course.questions import COURSE
 
 
 def report(sheet: AnswerSheet) -> tuple[str, int]:
     """Everything the grader would say about a sheet, and its score."""
-    verdicts = [sheet.grade(exercise_id) for exercise_id in EXERCISES]
+    verdicts = [sheet.grade(exercise_id) for exercise_id in COURSE.exercises]
     lines = [sheet.explain(verdict) for verdict in verdicts] + sheet.problems()
     return "\n".join(lines), sum(verdict.correct for verdict in verdicts)
 
@@ -30,7 +30,7 @@ def test_a_hostile_file_ends_in_verdicts_and_its_score_and_is_left_alone(tmp_pat
     path.write_bytes(hostile.content)
     path.chmod(stat.S_IRUSR)  # read-only: any attempt to write would fail loudly
     before = (path.read_bytes(), path.stat().st_mtime_ns)
-    said, score = report(AnswerSheet.read(path))
+    said, score = report(AnswerSheet.read(COURSE, path))
     assert score == hostile.score
     if hostile.says is not None:
         assert hostile.says in said
@@ -169,9 +169,9 @@ def test_lines_end_as_any_editor_ends_them_and_are_read_alike(tmp_path, ending):
     text = with_answer("mean-square", "12,5")  # one line that cannot be read
     path = tmp_path / "answers.toml"
     path.write_bytes(text.encode())
-    saved_with_line_feeds = report(AnswerSheet.read(path))
+    saved_with_line_feeds = report(AnswerSheet.read(COURSE, path))
     path.write_bytes(text.replace("\n", ending).encode())
-    assert report(AnswerSheet.read(path)) == saved_with_line_feeds
+    assert report(AnswerSheet.read(COURSE, path)) == saved_with_line_feeds
     assert saved_with_line_feeds[1] == M - 1
 
 
@@ -216,7 +216,7 @@ def test_utf_16_without_a_byte_order_mark_is_read_whatever_its_characters(tmp_pa
     path = tmp_path / "answers.toml"
     path.write_bytes(text.encode(codec))
     assert read_text(path) == text
-    sheet = AnswerSheet.read(path)
+    sheet = AnswerSheet.read(COURSE, path)
     assert sheet.identity("name") == "\u4e00\u3000\u0100 \u00e9" and report(sheet)[1] == M
 
 
@@ -225,8 +225,8 @@ def test_variant_keys_are_read_as_ascii_numbers_of_a_few_digits_only(tmp_path):
     odd = ("\u00b9", "\u2460", "\uff11", "9" * 5000, "0", "-1", "+1", "1.0")  # ¹, ①, a fullwidth 1, ...
     lines = "".join(f'"{key}" = "12.5"\n' for key in odd)
     path.write_text(f'[variants.mean-square]\n{lines}2 = "0"\n', encoding="utf-8")
-    tries = AnswerSheet.read(path).variant_tries()
-    x1, x2 = EXERCISES["mean-square"].variants[1]["x"]
+    tries = AnswerSheet.read(COURSE, path).variant_tries()
+    x1, x2 = COURSE.exercises["mean-square"].variants[1]["x"]
     assert [(exercise_id, number, verdict.correct) for exercise_id, number, verdict in tries] == [
         ("mean-square", 2, (x1 * x1 + x2 * x2) / 2 == 0)
     ]

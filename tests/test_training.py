@@ -7,10 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rmsnorm_course import cache
 from rmsnorm_course.core.baselines import layer_norm
 from rmsnorm_course.core.gradcheck import numeric_gradient
-from rmsnorm_course.studies import training
+from rmsnorm_course.studies import kept, training
 
 SMALL = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=12)
 
@@ -98,7 +97,7 @@ def test_training_is_adam_applied_to_each_weight():
 
 def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatch):
     """A second process reads what the first trained, to the bit; a change of setup trains anew."""
-    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
+    monkeypatch.setenv(kept.VARIABLE, str(tmp_path))
     trained = training.experiment.__wrapped__(SMALL)
     assert len(list(tmp_path.glob("training-*.npz"))) == 1
     monkeypatch.setattr(training, "train", lambda *_: pytest.fail("trained again instead of reading the kept runs"))
@@ -113,10 +112,10 @@ def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatc
 
 
 def test_an_unreadable_kept_file_is_trained_over(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
+    monkeypatch.setenv(kept.VARIABLE, str(tmp_path))
     trained = training.experiment.__wrapped__(SMALL)
-    (kept,) = tmp_path.glob("training-*.npz")
-    kept.write_bytes(b"not an npz file")
+    (stored,) = tmp_path.glob("training-*.npz")
+    stored.write_bytes(b"not an npz file")
     again = training.experiment.__wrapped__(SMALL)
     assert again[training.RMS_NORM].losses.tobytes() == trained[training.RMS_NORM].losses.tobytes()
-    assert np.load(kept)[f"{training.RMS_NORM}/losses"].tobytes() == trained[training.RMS_NORM].losses.tobytes()
+    assert np.load(stored)[f"{training.RMS_NORM}/losses"].tobytes() == trained[training.RMS_NORM].losses.tobytes()

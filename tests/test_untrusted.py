@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmsnorm_course.grading.untrusted import SHOWN, code_span, csv_cell, html_text, one_line, quoted, slug, visible
+from predict_check.untrusted import SHOWN, code_span, csv_cell, html_text, one_line, quoted, slug, visible
 
 
 @pytest.mark.parametrize(

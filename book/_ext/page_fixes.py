@@ -29,15 +29,15 @@ BOX = re.compile(r'<div class="prediction" data-exercise="([^"]+)"')
 
 def _print_answers(body: str) -> str:
     """The answers of the page's prediction boxes, in the order it asks them; empty without boxes."""
-    from rmsnorm_course.grading.feedback import reference
-    from rmsnorm_course.questions import registry
+    from predict_check.verdicts import reference
+    from rmsnorm_course.questions import COURSE
 
     items = []
     for exercise_id in dict.fromkeys(BOX.findall(body)):
-        answer = reference(exercise_id)
+        answer = reference(COURSE.get(exercise_id))
         said = f" {answer.detail}" if answer.detail else ""
         items.append(
-            f"<li><strong>{html.escape(registry.get(exercise_id).title)}</strong>: "
+            f"<li><strong>{html.escape(answer.title)}</strong>: "
             f"<code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message + said)}</li>"
         )
     if not items:

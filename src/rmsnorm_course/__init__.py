@@ -1,7 +1,8 @@
 """RMSNorm, taught by prediction and evidence: the package behind the course chapter.
 
 ``import rmsnorm_course`` loads the core only (the maths). ``check``, the exercises'
-feedback, loads on first use, with the studies it solves them from.
+verdicts, loads on first use, with the studies that solve them and the engine that
+judges them (``predict_check``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ __all__ = [
 def __getattr__(name: str):
     """Load ``check`` when it is first asked for (PEP 562), not with the package."""
     if name == "check":
-        from .grading.feedback import check
+        from .questions import check
 
         return check
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

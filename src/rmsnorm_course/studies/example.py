@@ -1,13 +1,16 @@
 """The worked example, and every other input the chapter computes with, defined once.
 
-x = [3, 4], g = [1.5, 0.5], and the package's DEFAULT_EPS (1e-5): the evidence, the pages, the exercises, the
-explorer and the tests all start from these names.
+x = [3, 4], g = [1.5, 0.5] and eps = 1e-5: the evidence, the pages, the exercises, the explorer and the
+tests all start from these names. ``EPS`` is the chapter's own eps, set here: the functions' default
+(``core.reference.DEFAULT_EPS``) and the baselines' (``core.baselines.BASELINE_EPS``) are other names,
+so changing either moves no worked value.
 """
 
 from __future__ import annotations
 
 INPUT = (3.0, 4.0)  # x
 GAIN = (1.5, 0.5)  # g
+EPS = 1e-5  # eps: the chapter's worked value, as LLaMA's RMSNorm uses it
 IDEAL_EPS = 0.0  # the eps-free formula of the paper
 TINY_INPUT = (0.0003, 0.0004)  # mean square 1.25e-7, below eps
 SCALE_FACTOR = 10.0  # a, the factor the scale cards multiply x by

@@ -21,26 +21,16 @@ its sources.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
-import hashlib
 import importlib.metadata
-import os
-import platform
-import sys
-import tempfile
-import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-from .. import cache
 from ..core.errors import RMSNormError
 from ..core.rmsnorm import rms_norm
-from ..imports import imported_files
+from . import kept as keeping
 from . import llama, smollm2
 from .block import fold_gain
 from .formulas import layer_norm_formula, rms_norm_formula
@@ -367,73 +357,7 @@ def measurements(prompts: tuple[str, ...] = PROMPTS) -> Measurements:
 # --- keeping what was measured --------------------------------------------------------------
 
 
-def cache_folder() -> Path | None:
-    """The folder ``RMSNORM_COURSE_CACHE`` names; None (keep nothing) when it is unset, empty or ``off``."""
-    return cache.folder()
-
-
-def fingerprint(kind: str, question: str, weights: str) -> str:
-    """The key a kept value is stored under: what was asked, the weights' hash, the versions and the sources."""
-    versions = [f"{name} {importlib.metadata.version(name)}" for name in ("numpy", "gguf", "tokenizers")]
-    digest = hashlib.sha256(
-        "\n".join([kind, question, weights, sys.version, platform.machine(), *versions]).encode("utf-8")
-    )
-    for name, source in sorted(imported_files([__name__]).items()):  # the code that computes it, found by import
-        digest.update(name.encode() + b"\0" + source.read_bytes())
-    return digest.hexdigest()[:20]
-
-
 def kept(kind: str, question: str, weights: str, compute: Callable[[], object], record: type):
-    """``compute()``, or the value kept for the same question, weights (their sha256), versions and sources.
-
-    One process computes while others wait for it (a lock in the folder), so a build, its
-    notebook tests and the unit tests, run side by side, read the model once between them.
-    """
-    folder = cache_folder()
-    if folder is None:
-        return compute()
-    path = folder / f"smollm2-{kind}-{fingerprint(kind, question, weights)}.npz"
-    with contextlib.suppress(*UNREADABLE):
-        return restored(path, record)
-    with folder_lock(folder):
-        with contextlib.suppress(*UNREADABLE):
-            return restored(path, record)  # computed while this process waited
-        value = compute()
-        keep(path, value)
-    return value
-
-
-UNREADABLE = (OSError, EOFError, KeyError, ValueError, TypeError, zipfile.BadZipFile)  # not there yet, or not whole
-
-
-@functools.cache  # one read per process and path
-def restored(path: Path, record: type):
-    with np.load(path, allow_pickle=False) as stored:
-        return record(**{field.name: stored[field.name] for field in fields(record)})
-
-
-def keep(path: Path, value) -> None:
-    """Written whole under a temporary name, then renamed: a reader sees all of the file or none of it."""
-    arrays = {field.name: np.asarray(getattr(value, field.name)) for field in fields(value)}
-    with contextlib.suppress(OSError):  # a folder that cannot be written only means computing again next time
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as handle:
-            np.savez(handle, **arrays)
-        os.replace(handle.name, path)
-
-
-@contextlib.contextmanager
-def folder_lock(folder: Path):
-    """Hold ``folder``'s lock file while computing; where the folder or locks are unavailable, hold nothing."""
-    try:
-        import fcntl
-
-        folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(folder / "smollm2.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except (ImportError, OSError):
-        yield
-        return
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
+    """``compute()``, or the value kept for the same question, weights (their sha256), versions and sources."""
+    versions = [f"{name} {importlib.metadata.version(name)}" for name in ("gguf", "tokenizers")]
+    return keeping.record(f"smollm2-{kind}", [__name__], [question, weights, *versions], compute, record)

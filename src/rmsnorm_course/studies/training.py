@@ -14,20 +14,14 @@ training is full-batch Adam, so two runs give the same curves to the last bit.
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import platform
-import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from ..cache import folder as cache_folder
 from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward
+from . import kept
 from .formulas import layer_norm_formula, layer_norm_formula_backward
 from .threads import one_blas_thread
 
@@ -206,53 +200,21 @@ def train(variant: str, setup: Setup = Setup()) -> Run:
 def experiment(setup: Setup = Setup()) -> dict[str, Run]:
     """All three variants on the same data from the same initial weights.
 
-    The runs are seeded, so two processes draw them alike. Where the environment
-    variable ``RMSNORM_COURSE_CACHE`` names a folder (``make`` names ``_build/studies``),
-    they are kept there, under a name made from the setup and the source of every
-    module they run: the book's build, its notebook tests and the unit tests, which
-    ``make test`` runs side by side, then train once between them.
+    The runs are seeded, so two processes draw them alike; where the chapter keeps what
+    it computes (``kept``), they are trained once between the processes that ask.
     """
-    folder = cache_folder()
-    if folder is None:
-        return {variant: train(variant, setup) for variant in VARIANTS}
-    path = folder / f"training-{_fingerprint(setup)}.npz"
-    try:
-        with np.load(path, allow_pickle=False) as stored:
-            return {variant: _unpacked(variant, stored) for variant in VARIANTS}
-    except (OSError, KeyError, ValueError):  # not there yet, or unreadable: train, and keep the runs
-        runs = {variant: train(variant, setup) for variant in VARIANTS}
-        _keep(path, runs)
-        return runs
+
+    def trained() -> dict[str, np.ndarray]:
+        runs = [train(variant, setup) for variant in VARIANTS]
+        return {f"{run.variant}/{field}": np.asarray(getattr(run, field)) for run in runs for field in _FIELDS}
+
+    stored = kept.arrays("training", [__name__], [repr(setup)], trained)
+    return {variant: _unpacked(variant, stored) for variant in VARIANTS}
 
 
 _FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
 
 
-def _fingerprint(setup: Setup) -> str:
-    """The setup, Python's and numpy's versions, and the source of the package's core and the studies the runs use."""
-    package = Path(__file__).resolve().parents[1]
-    sources = sorted((package / "core").glob("*.py")) + [package / "studies" / name for name in _STUDIES]
-    digest = hashlib.sha256(f"{setup!r} python {sys.version} numpy {np.__version__} {platform.machine()}".encode())
-    for source in sources:
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:20]
-
-
-_STUDIES = ("training.py", "formulas.py", "threads.py")
-
-
 def _unpacked(variant: str, stored) -> Run:
     fields = {field: stored[f"{variant}/{field}"] for field in _FIELDS}
     return Run(variant, **{**fields, "held_out_loss": float(fields["held_out_loss"])})
-
-
-def _keep(path: Path, runs: dict[str, Run]) -> None:
-    """Written whole under a temporary name, then renamed: a reader sees all of the file or none of it."""
-    arrays = {f"{name}/{field}": np.asarray(getattr(run, field)) for name, run in runs.items() for field in _FIELDS}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as handle:
-            np.savez(handle, **arrays)
-        os.replace(handle.name, path)
-    except OSError:  # a folder that cannot be written only means training again next time
-        pass

@@ -1,0 +1,393 @@
+"""A prediction box: the question, a place to type, and a verdict, with or without a kernel.
+
+``Box(exercise)`` displays as a live widget in Jupyter, whose verdicts come from
+``verdicts.judge``, and in a built page as a kernel-free form. The form carries its
+exercise as data (the kind, the reference, the known slips, and every text a verdict
+can say, from ``verdicts.page_words``). ``static/prediction-judge.js`` reads what the
+reader types by the rules of ``reading`` and picks the verdict by the rules of
+``verdicts.judge``; ``static/prediction-store.js`` keeps the answers in the browser and
+writes the download; ``static/prediction.js`` wires the boxes and the page that waits.
+What every box shares (those rules, the course's exercise ids and each verdict's look)
+is ``DATA_SCRIPT``. The scripts are served once per page by the book's build. Without
+them (or without JavaScript) a box still shows the question and, folded away, the
+reference answer.
+
+On a chapter page a box also holds back what follows it until it has a verdict or
+the reader opens its answer (``gate``); the review page's boxes do not. In JupyterLab
+the page holds back the same cells as a section under a heading (``GO_ON``) that opens
+collapsed, written after each chapter box on its page; the book leaves that heading out.
+
+The widget keeps each exercise's first and last prediction, and when the last was typed, in
+one store per kernel and course (``kernel_answers``), shows the answer on request, and saves the
+same answers file as the page's "Download my answers" (``saved.typed_answers_file``), next to the
+notebook, merged with what other kernels saved there (``saved.save_typed``); it says
+how to grade the file with the kernel's own Python, and, when a save fails, why, keeping
+every prediction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import json
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from . import key, reading
+from .errors import AnswersFileError
+from .exercises import Course, Exercise
+from .kinds import Choice, Place, judging
+from .saved import (
+    FILE_NAME,
+    MOMENT,
+    Typed,
+    comments,
+    grade_command,
+    moment,
+    save_typed,
+    well_formed,
+)
+from .sheets import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
+from .untrusted import visible
+from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
+
+PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
+STATIC: Traversable = files("predict_check") / "static"
+JUDGE_SCRIPT: Traversable = STATIC / "prediction-judge.js"  # what an answer is, and its verdict
+STORE_SCRIPT: Traversable = STATIC / "prediction-store.js"  # what stays in the browser, and the answers file
+SCRIPT: Traversable = STATIC / "prediction.js"  # wires every box on a page, and the page that waits
+PICTURE_SCRIPT: Traversable = STATIC / "prediction-picture.js"  # placed answers
+STYLE: Traversable = STATIC / "box.css"  # how a box looks: light, dark and printed
+DATA_SCRIPT = "prediction-data.js"  # what every box on every page shares, served once
+SCRIPTS = (JUDGE_SCRIPT, STORE_SCRIPT, PICTURE_SCRIPT, SCRIPT)  # in the order a page loads them, after the data
+DATA_GLOBAL = "window.predictCheckData"
+# The words of "Try another", the same question about fresh inputs.
+VARIANT_WORDS = {
+    "another": "Try another",
+    "question": "Variant {number}: {question}",
+    "answer": "Your answer to this variant",
+    "check": "Check this variant",
+    "count": "Variant {number} of {of}. {right} of {of} variants right; variants are practice and never count "
+    "toward your score.",
+}
+# Said inside the box that holds the rest of the page back, naming what waits below it.
+HOLD = "To go on, answer above or show the answer. Waiting below: {what}."
+HELD = {
+    "rest": "the rest of this section",
+    "section": "the section \u201c{title}\u201d",
+    "figure": "a figure",
+    "figures": "{count} figures",
+    "box": "one more box",
+    "boxes": "{count} more boxes",
+    "and": " and ",
+}
+SHOW_ANSWER = "Show the answer (and go on without a prediction)"
+COUNT = "{checked} of {of} predictions checked, {right} right"  # the page's tally, and the widget's
+# In JupyterLab: the heading after each chapter box, whose section (up to the next box's) opens collapsed,
+# and what the box says under it.
+GO_ON = "Answered above? Open this section to go on"
+GO_ON_NOTE = "Answer above, or show the answer; then open the next section, \u201c{heading}\u201d, to go on."
+FIRST_TRY = "Your first try, kept for the grader: {head}"
+SAVE = "Save my answers"
+SAVED = "Saved {count} of {of} predictions to {path}."
+GRADE = " Grade it in a terminal with:  {command}"
+NOT_SAVED = (
+    "Not saved: {why}. Your predictions are still kept in this kernel: press Save my answers again once that is put "
+    "right."
+)
+CANNOT = "cannot write {path}: {reason}"
+GONE = "the folder {folder}, where this notebook was, no longer exists (was it moved or deleted?)"
+KEPT_NOTE = (
+    "Your predictions are kept in this notebook's kernel until you press Save my answers under a box: it "
+    "writes them to answers.toml next to this notebook, keeping those you saved there from other pages."
+)
+# The last cell of a page with boxes, in JupyterLab only: a top-level heading that ends the last box's section.
+# (Run All leaves the last cell active, and JupyterLab opens the section that holds the active cell.)
+PAGE_END = "Before you leave this page"
+
+
+def shared_data(course: Course) -> dict[str, object]:
+    """The reading rules, every exercise id in the grader's order, and each outcome's look."""
+    return {
+        "rules": reading.rules(),
+        "judging": judging(),
+        "chapter": list(course.exercises),
+        "store": f"{course.name}/answers",  # where the browser keeps this course's answers
+        "hold": HOLD,
+        "held": HELD,
+        "variants": VARIANT_WORDS,
+        "count": COUNT,
+        "file": {
+            **comments(course),
+            "file_name": FILE_NAME,
+            "name": NAME,
+            "id": ID,
+            "first_tries": FIRST_TRIES,
+            "shown_first": SHOWN_FIRST,
+            "typed_at": TYPED_AT,
+            "moment": MOMENT.pattern,
+            "variants_table": VARIANTS,
+        },
+        "looks": {
+            outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
+            for outcome, (mark, word, colour) in LOOKS.items()
+        },
+    }
+
+
+def data_script(course: Course) -> str:
+    """The contents of ``DATA_SCRIPT``."""
+    return f"{DATA_GLOBAL} = {json.dumps(shared_data(course), ensure_ascii=True)};\n"
+
+
+def exercise_data(exercise: Exercise) -> dict[str, object]:
+    """Everything the page needs to judge an answer as ``check`` would, computed now: its variants' too."""
+    variants = [_judged(exercise.variant(number)) for number in range(len(exercise.variants))]
+    return {"id": exercise.id, **_judged(exercise), "variants": variants}
+
+
+def _judged(exercise: Exercise) -> dict[str, object]:
+    """One question's kind, reference, slips, words and, for a placed answer, the truth to draw."""
+    kind, solution = exercise.kind, key.solution(exercise)
+    return {
+        "question": exercise.prompt,
+        "kind": kind.data(),
+        "answer": kind.plain(solution.answer),
+        "slips": [[kind.plain(value), note] for value, note in solution.slips],
+        "words": page_words(exercise),
+        "picture": dict(solution.picture) if solution.picture else None,
+    }
+
+
+def question_html(exercise: Exercise) -> str:
+    """The question as the box shows it, in the page and in the widget alike."""
+    return f"<strong>Predict: {html.escape(exercise.title)}.</strong> {html.escape(exercise.prompt)}"
+
+
+def answer_html(exercise: Exercise) -> str:
+    """The reference answer with its explanation, as a box shows it when the reader asks."""
+    answer = reference(exercise)
+    return (
+        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
+        + (f" {html.escape(answer.detail)}" if answer.detail else "")
+        + "</p>"
+    )
+
+
+def options_html(exercise: Exercise) -> str:
+    """A choice's options as the widget lists them, each with its letter; nothing for other kinds."""
+    kind = exercise.kind
+    if not isinstance(kind, Choice):
+        return ""
+    return (
+        "<ul style='list-style: none; padding-left: 0.5em;'>"
+        + "".join(f"<li>{html.escape(option)}</li>" for option in kind.listed())
+        + "</ul>"
+    )
+
+
+def prediction_html(exercise: Exercise, gate: bool = True) -> str:
+    """The kernel-free box: question, labelled input, verdict area, folded answer, data.
+
+    Without ``gate`` (a review page) the box is folded under its title.
+    """
+    data = json.dumps(exercise_data(exercise), ensure_ascii=True).replace("<", "\\u003c")
+    field = f"prediction-{exercise.id}"
+    figure = '<div class="prediction-figure"></div>' if isinstance(exercise.kind, Place) else ""
+    question = f"{field}-question"  # names the box's input, its options and its button
+    options = ""
+    if isinstance(exercise.kind, Choice):  # a radio group; a typed letter or words still answer
+        listed = "".join(
+            f'<li role="radio" aria-checked="false" data-letter="{letter}">{html.escape(option)}</li>'
+            for letter, option in zip(exercise.kind.letters, exercise.kind.listed())
+        )
+        options = f'<ul class="prediction-options" role="radiogroup" aria-labelledby="{question}">{listed}</ul>'
+    box = (
+        f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}">'
+        f'<p class="prediction-question" id="{question}">{question_html(exercise)}</p>{options}{figure}'
+        # method "dialog" outside a dialog submits nowhere: without the script, Check never reloads the page
+        f'<form class="prediction-form" method="dialog">'
+        f'<label for="{field}" id="{field}-hint">Type {html.escape(exercise.kind.describe())}</label>'
+        f'<input id="{field}" class="prediction-input" type="text" autocomplete="off" spellcheck="false" '
+        f'aria-labelledby="{question}" aria-describedby="{field}-hint">'
+        f'<button type="submit" aria-label="Check: {html.escape(exercise.title)}">Check</button></form>'
+        '<noscript><p class="prediction-noscript">Checking a prediction needs JavaScript, which is off in this '
+        "browser: predict, then open the answer below.</p></noscript>"
+        '<p role="status" aria-live="polite" class="prediction-verdict"></p>'
+        '<div class="prediction-more"></div>'
+        '<p class="prediction-hold" hidden></p>'
+        f'<details class="prediction-answer"><summary>{html.escape(SHOW_ANSWER)}</summary>'
+        f"{answer_html(exercise)}</details>"
+        f'<script type="application/json" class="prediction-data">{data}</script></div>'
+    )
+    if gate:
+        return box
+    # a review page lists its questions by title, each folded around its box
+    return f'<details class="prediction-review"><summary>{html.escape(exercise.title)}</summary>{box}</details>'
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One exercise's predictions in a kernel: the first, the last, its outcome, whether any was right, and when
+    the last was typed (a ``saved_answers.MOMENT``)."""
+
+    first: str
+    last: str
+    outcome: Outcome
+    right: bool
+    at: str
+
+
+KEPT_OUTCOMES = (Outcome.CORRECT, Outcome.CLOSE, Outcome.WRONG)  # a prediction the grader could read
+
+
+class KernelAnswers:
+    """Every box's predictions in one kernel, as the page keeps them in one browser: first and last, answers shown."""
+
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        self.folder = Path.cwd()  # the kernel's, next to the notebook, where Save writes: kept to name it once gone
+        self.kept: dict[str, Kept] = {}
+        self.shown: set[str] = set()
+        self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
+        self._status = None  # the tally and the last save's outcome: one pair of widgets, shown under every box
+
+    def status(self):
+        """The widgets every box shows under its Save button: this kernel's tally, and what the last save did."""
+        import ipywidgets as w
+
+        if self._status is None:
+            self._status = (w.HTML(_paragraph(self.count())), w.HTML())
+        return self._status
+
+    def record(self, exercise_id: str, typed: str, verdict: Verdict, at: str | None = None) -> None:
+        """Keep a prediction the grader could read, typed ``at`` (now); an unreadable or blank one is no prediction."""
+        if verdict.outcome not in KEPT_OUTCOMES:
+            return
+        earlier = self.kept.get(exercise_id)
+        right = bool(earlier and earlier.right) or verdict.correct
+        self.kept[exercise_id] = Kept(
+            earlier.first if earlier else typed, typed, verdict.outcome, right, at or moment()
+        )
+
+    def count(self) -> str:
+        """The page's tally of this kernel's predictions."""
+        right = sum(kept.outcome is Outcome.CORRECT for kept in self.kept.values())
+        return COUNT.format(checked=len(self.kept), of=len(self.course), right=right)
+
+    def typed(self) -> Typed:
+        return Typed(
+            first={exercise_id: kept.first for exercise_id, kept in self.kept.items()},
+            last={exercise_id: kept.last for exercise_id, kept in self.kept.items()},
+            shown=frozenset(self.shown_first),
+            typed_at={exercise_id: kept.at for exercise_id, kept in self.kept.items()},
+        )
+
+    def working_folder(self) -> Path:
+        """The kernel's folder now; where it was deleted (or moved), the folder it was last."""
+        with contextlib.suppress(FileNotFoundError):
+            self.folder = Path.cwd()
+        return self.folder
+
+    def save(self, folder: Path | None = None) -> str:
+        """Save the answers file in ``folder`` (by default the kernel's); what the box says, and how to grade it."""
+        path = (folder or self.working_folder()) / FILE_NAME
+        try:
+            written = save_typed(self.course, path, self.typed())
+        except AnswersFileError as error:
+            return NOT_SAVED.format(why=visible(str(error)))
+        except OSError as error:
+            why = CANNOT if path.parent.is_dir() else GONE
+            reason = error.strerror or str(error)
+            return NOT_SAVED.format(why=visible(why.format(path=path, folder=path.parent, reason=reason)))
+        command = grade_command(self.course, path)
+        said = SAVED.format(count=len(written.answered(self.course)), of=len(self.course), path=visible(str(path)))
+        return said + (GRADE.format(command=visible(command)) if command else "")
+
+
+@functools.cache
+def kernel_answers(course: Course) -> KernelAnswers:
+    """The course's store in this kernel, shared by every box the kernel draws."""
+    return KernelAnswers(course)
+
+
+def _paragraph(text: str) -> str:
+    return f"<p style='margin: 0.3em 0;'>{html.escape(text)}</p>" if text else ""
+
+
+class Box:
+    """One exercise's prediction box: a widget in Jupyter, a kernel-free form in the HTML book.
+
+    ``gate=False`` for a page whose boxes are a review: nothing after them is held back.
+    """
+
+    def __init__(self, exercise: Exercise, gate: bool = True):
+        self.exercise = exercise
+        self.gate = gate
+
+    def verdict(self, typed: str) -> Verdict:
+        """The verdict for what a reader typed, by ``check``'s rules."""
+        return judge(self.exercise, typed)
+
+    def widget(self, kept: KernelAnswers | None = None):
+        """The live box: the question, a verdict, the first try kept, the answer on request, and Save."""
+        import ipywidgets as w
+
+        kept = kept or kernel_answers(self.exercise.course)
+        exercise_id = self.exercise.id
+        question = w.HTML(question_html(self.exercise) + options_html(self.exercise))
+        typed = w.Text(placeholder=self.exercise.kind.describe(), description="Your answer", continuous_update=False)
+        button = w.Button(description="Check", tooltip=f"Check: {self.exercise.title}")
+        shown = w.HTML()
+        first = w.HTML()
+        show = w.Button(description=SHOW_ANSWER, layout=w.Layout(width="fit-content"))
+        answer = w.HTML()
+        save = w.Button(description=SAVE, tooltip=KEPT_NOTE, layout=w.Layout(width="fit-content"))
+        count, saved = kept.status()
+
+        def refresh() -> None:
+            earlier = kept.kept.get(exercise_id)
+            again = earlier is not None and earlier.first != earlier.last
+            first.value = _paragraph(FIRST_TRY.format(head=self.verdict(earlier.first).head)) if again else ""
+            answer.value = answer_html(self.exercise) if exercise_id in kept.shown else ""
+            count.value = _paragraph(kept.count())
+
+        def judge(_=None) -> None:
+            raw = well_formed(typed.value)
+            verdict = self.verdict(raw)
+            shown.value = verdict._repr_html_()
+            kept.record(exercise_id, raw, verdict)
+            refresh()
+
+        def reveal(_=None) -> None:
+            if exercise_id not in kept.kept:
+                kept.shown_first.add(exercise_id)
+            kept.shown.add(exercise_id)
+            refresh()
+
+        def write(_=None) -> None:
+            saved.value = _paragraph(kept.save())
+            refresh()
+
+        earlier = kept.kept.get(exercise_id)
+        if earlier is not None:  # drawn again (the cell ran again): the box shows what it kept
+            typed.value = earlier.last
+            shown.value = self.verdict(earlier.last)._repr_html_()
+        refresh()
+        button.on_click(judge)
+        typed.observe(judge, names="value")  # Enter, or leaving the field
+        show.on_click(reveal)
+        save.on_click(write)
+        go_on = [w.HTML(_paragraph(GO_ON_NOTE.format(heading=GO_ON)))] if self.gate else []
+        return w.VBox(
+            [question, w.HBox([typed, button]), shown, first, show, answer, *go_on, w.HBox([save, count]), saved]
+        )
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        bundle = self.widget()._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = prediction_html(self.exercise, self.gate)
+        bundle["text/plain"] = f"Predict: {self.exercise.title}. {self.exercise.prompt}"
+        return bundle

@@ -1,0 +1,115 @@
+"""The boxes of boundaries.md: Boundaries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predict_check import RIGHT, Choice, Solution
+
+from ..core.errors import RMSNormError
+from ..core.format import fmt
+from ..core.rmsnorm import rms_norm
+from ..studies import example
+from .course import COURSE, EPS, PAIR, G, nums, stages_of
+
+ZERO_ROW = {  # what can become of the all-zero row
+    "zeros": "a row of zeros",
+    "nan": "a row of NaNs",
+    "inf": "a row of plus infinities",
+    "error": "an error naming the row",
+}
+
+
+def _zero_row_outcome(eps: float) -> tuple[str, str]:
+    """Run RMSNorm on the all-zero row and say which option happened, quoting the result."""
+    try:
+        output = rms_norm(example.ZERO_ROW, G, eps)
+    except RMSNormError as error:
+        return ZERO_ROW["error"], f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
+    quoted = f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+    for key, test in (("zeros", lambda y: y == 0), ("nan", np.isnan), ("inf", np.isposinf)):
+        if np.all(test(output)):
+            return ZERO_ROW[key], quoted
+    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW}")
+
+
+@COURSE.exercise(
+    "zero-row-positive-eps",
+    "An all-zero row, with eps > 0",
+    f"What does RMSNorm's formula give for the all-zero row {nums(example.ZERO_ROW)} with eps = {EPS:g}?",
+    Choice.of(
+        {
+            ZERO_ROW["zeros"]: RIGHT,
+            ZERO_ROW["nan"]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
+            ZERO_ROW["inf"]: "Infinity needs a division by zero, and sqrt(0 + eps) is not zero.",
+            ZERO_ROW["error"]: "With eps > 0 the division is well defined for every row, so nothing needs refusing.",
+        }
+    ),
+    "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
+)
+def _zero_row_positive_eps() -> Solution:
+    option, quoted = _zero_row_outcome(EPS)
+    return Solution(
+        option,
+        "A row of zeros: the denominator is sqrt(0 + eps), not zero, and 0 divided by it is 0.",
+        detail=f"{quoted}.",
+    )
+
+
+@COURSE.exercise(
+    "zero-row-zero-eps",
+    "An all-zero row, with eps = 0",
+    f"With eps = 0 the formula divides the all-zero row {nums(example.ZERO_ROW)} by sqrt(0). "
+    "What does this package's rms_norm do with that row?",
+    Choice.of(
+        {
+            ZERO_ROW["zeros"]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
+            ZERO_ROW["nan"]: (
+                "NaN is what the formula gives (0 / 0), and what PyTorch returns; this package checks the row first."
+            ),
+            ZERO_ROW["inf"]: "0 / 0 is not infinite: the formula gives NaN, and this package checks the row first.",
+            ZERO_ROW["error"]: RIGHT,
+        }
+    ),
+    "This package checks every row before it divides, and says which row it cannot normalize.",
+)
+def _zero_row_zero_eps() -> Solution:
+    option, quoted = _zero_row_outcome(0.0)
+    return Solution(
+        option,
+        "It refuses the row, naming it, where the formula would give 0 / 0 = NaN.",
+        detail=f"{quoted}. A NaN would spread through every later layer.",
+    )
+
+
+@COURSE.exercise(
+    "huge-row",
+    "A row whose squares overflow",
+    "With eps = 0, what is x-hat of the row {row}, whose squares overflow float64?",
+    PAIR,
+    "x-hat depends only on the direction of x, and the package rescales rows whose squares overflow.",
+    given={"row": (1e200, 2e200)},
+    variants=(
+        {"row": (1e200, 3e200)},
+        {"row": (-2e250, 1e250)},
+        {"row": (3e300, 4e300)},
+        {"row": (5e180, -5e180)},
+        {"row": (1e160, 7e160)},
+    ),
+    nonfinite=(
+        "inf and nan come from the formula as written, whose squares overflow; the package divides the row by its "
+        "largest magnitude before squaring, so nothing overflows."
+    ),
+)
+def _huge_row(row) -> Solution:
+    normalized = stages_of(row, eps=example.IDEAL_EPS).normalized
+    largest = max(abs(v) for v in row)
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
+    return Solution(
+        tuple(normalized.tolist()),
+        f"{fmt(normalized)}, the x-hat of {nums(np.asarray(row) / largest)}: the row is divided by its largest "
+        "magnitude before squaring.",
+        slips=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
+        detail=f"The formula as written squares first, and squares of {largest:g} are past float64's largest value.",
+    )

@@ -1,0 +1,113 @@
+"""The boxes of modern-kernels.md: RMSNorm in today's models: kernels and estimates."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
+
+from ..studies import modern
+from .course import COURSE
+
+FORMATS = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "float64": 8, "int8": 1}  # bytes a number
+
+
+def _format(dtype: str) -> dict[str, str]:
+    """A number format as a question names it: bfloat16, 2 bytes."""
+    size = FORMATS[dtype]
+    return {"dtype": dtype, "size": f"{size} byte{'s' * (size != 1)}"}
+
+
+@COURSE.exercise(
+    "fused-bytes",
+    "Bytes moved by a fused add + RMSNorm",
+    "In {dtype} ({size} a number), one kernel reads the stream h and the branch output f, and writes the new "
+    "stream h' = h + f and the normalized row y. How many bytes does it move per element?",
+    Number(units=("bytes", "byte", "b"), stated=False),
+    "Count every array the kernel reads or writes once, at the format's bytes each.",
+    given=_format("bfloat16"),
+    variants=tuple(_format(name) for name in ("float32", "float8", "float64", "float16", "int8")),
+)
+def _fused_bytes(dtype, size) -> Solution:
+    itemsize = FORMATS[dtype]
+    unfused, fused = modern.KERNELS
+    moved = fused.bytes_per_element(itemsize)
+    other = 1 if itemsize != 1 else 2
+    return Solution(
+        float(moved),
+        f"Two reads and two writes of {size} each: {moved} bytes per element.",
+        slips=(
+            (float(unfused.bytes_per_element(itemsize)), "That counts h' read back by a second kernel."),
+            (float(fused.bytes_per_element(other)), f"That counts {other} bytes a number; {dtype} takes {size}."),
+        ),
+        detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element(itemsize)} "
+        "bytes.",
+    )
+
+
+INTENSITY = Axis(0.01, 100.0, "log", "arithmetic intensity: operations per byte (log scale)")
+FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
+
+
+@COURSE.exercise(
+    "fused-intensity",
+    "Add + RMSNorm on the roofline",
+    "Add + RMSNorm does {flops} operations per element (the addition, then the norm's square, sum, scaling and "
+    "gain). Run as {how}, in {dtype}, where does it sit on a roofline's intensity axis?",
+    Place(INTENSITY, tolerance=0.15),
+    "Intensity is operations divided by bytes moved, per element.",
+    given={"flops": modern.FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
+    variants=(
+        {"dtype": "float32"},
+        {"dtype": "float8"},
+        {"dtype": "bfloat16", "how": APART},
+        {"dtype": "float32", "how": APART},
+        {"dtype": "float64"},
+    ),
+)
+def _fused_intensity(flops, dtype, how) -> Solution:
+    kernel = modern.KERNELS[1 if how == FUSED else 0]
+    moved = kernel.bytes_per_element(FORMATS[dtype])
+    intensity = flops / moved
+    return Solution(
+        intensity,
+        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte, far left of any machine's ridge.",
+        slips=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
+        detail="Below the ridge, memory sets the speed: fewer bytes per element mean a proportionally faster kernel.",
+        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in modern.KERNELS]},
+    )
+
+
+PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)}  # per cent -> the option
+
+
+@COURSE.exercise(
+    "partial-rms-error",
+    "How far off a partial RMS is",
+    f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
+    f"independent standard normal values and p = {modern.SHARE:.2%} "
+    f"({modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])} "
+    "values), about how far off is the estimate, typically?",
+    Choice.of(
+        {
+            PARTIAL_ERRORS[0.04]: "That would need millions of values; the mean square of n values is off by "
+            "about sqrt(2 / n).",
+            PARTIAL_ERRORS[0.4]: "That would need tens of thousands of values, more than the whole row holds.",
+            PARTIAL_ERRORS[4]: RIGHT,
+            PARTIAL_ERRORS[40]: "That is the error of an estimate from a handful of values, not from hundreds.",
+        }
+    ),
+    "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
+)
+def _partial_rms_error() -> Solution:
+    error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
+    nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
+    count = modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])
+    return Solution(
+        PARTIAL_ERRORS[nearest],
+        f"A few per cent: over {modern.ROWS:,} seeded rows the median error is {error:.1%}.",
+        detail=(
+            f"The error's spread is about sqrt(1 / (2n)) = {modern.partial_rms_spread(count):.1%} for n = {count}; "
+            "the median of a normal error's size is about two thirds of its spread."
+        ),
+    )
