@@ -13,7 +13,7 @@ BROWSER_STAMP := $(VENV)/.installed-browser
 # tests and the unit tests, run side by side, train them once (studies/training.py).
 export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
 
-.PHONY: book test test-package test-e2e test-browser lab lint report grade grade-class bench bench-check clean check-python
+.PHONY: boxes book test test-package test-e2e test-browser lab lint report grade grade-class bench bench-check clean check-python
 
 # The pins in requirements.txt are for Python 3.11 and newer: stop at once on an older one.
 check-python:
@@ -73,6 +73,12 @@ test-browser: book $(BROWSER_STAMP)
 # As root (a container, a shared machine's default user) JupyterLab must be told it may run.
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) book/index.md
+
+# What each box needs besides its declaration and its line on a page: its cell's metadata, the heading
+# after it that holds back what follows in JupyterLab, the page's closing heading, and the blank answers
+# file. `make test` checks they are there (tests/test_pages_made.py).
+boxes: $(STAMP)
+	$(BIN)/python -m rmsnorm_course pages
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,7 +1,7 @@
 """Hostile answers files: the bytes of each, words its report must hold, and the score it must get.
 
 One table for every way in: ``AnswerSheet.read`` (test_toml_reader), the pytest grader
-(test_grader) and the gradebook (test_gradebook). A file the grader refuses whole
+(predict_check/test_pytest_plugin) and the gradebook (test_gradebook). A file the grader refuses whole
 scores 0; a file with one hostile answer among the reference answers scores M - 1;
 the score is known from how the file is built, never read from the grader.
 """

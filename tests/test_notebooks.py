@@ -130,7 +130,7 @@ def test_every_value_in_the_prose_is_computed_before_it_is_read(page):
     created: set[str] = set()
     for cell in jupytext.read(page).cells:
         if cell.cell_type == "code":
-            # a page's values come from one call (each field is checked in tests/test_pages.py)
+            # a page's values come from one call (each field is checked in tests/test_page_values.py)
             created |= set(re.findall(r"^(\w+) = [\w.]+\.values\(", cell.source, re.MULTILINE))
             continue
         for namespace, _ in EVAL.findall(cell.source):

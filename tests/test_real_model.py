@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tiny_llama
 
-from predict_check.sources import imported_files
+from predict_check.imports import imported_files
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.studies import llama, real_model, smollm2

@@ -138,6 +138,12 @@ class AnswerSheet:
                     tries.append((exercise_id, number, judge(exercise.variant(number - 1), answer)))
         return tries
 
+    def answered(self) -> list[str]:
+        """The exercises the file gives an answer to (any answer, blank ones aside)."""
+        return [
+            exercise_id for exercise_id in self.course.exercises if not is_unanswered(self.answers.get(exercise_id))
+        ]
+
     def where(self, key: str) -> str:
         return f"{key} (line {self.lines[key]})" if key in self.lines else key
 

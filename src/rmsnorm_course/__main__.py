@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from predict_check.sheets import answers_file
+from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.untrusted import visible
 
 from .core.errors import RMSNormError
@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("report", help="the evidence report (the default)")
     commands.add_parser("solutions", help="the answers file with the reference answers")
     commands.add_parser("template", help="the blank answers file")
+    made = commands.add_parser("pages", help="write what each box needs on its page, and the blank answers file")
+    made.add_argument("--check", action="store_true", help="only say what is missing; exit 1 if anything is")
     model = commands.add_parser("model", help="SmolLM2-135M's next token after TEXT, and its residual stream's RMS")
     model.add_argument("text", metavar="TEXT", help="the text the model reads")
     model.add_argument("--json", action="store_true", help="print one JSON object")
@@ -38,9 +40,38 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if collected.passed else 1
     if args.command == "model":
         return next_token(args.text, args.json)
+    if args.command == "pages":
+        return make_pages(args.check)
     from .questions import COURSE  # the exercises load with the studies that solve them: only when asked
 
     sys.stdout.write(answers_file(COURSE, solutions=args.command == "solutions"))
+    return 0
+
+
+def make_pages(check: bool) -> int:
+    """Each page's boxes made as they need (``predict_check.pages``), and the blank answers file written anew.
+
+    With ``check``, nothing is written: what is missing is said, and the status is 1 if anything is.
+    """
+    from predict_check import pages
+
+    from .questions import COURSE, book_pages
+
+    template, blank = COURSE.grader / "answers.toml", answers_file(COURSE)
+    said = pages.problems(COURSE, book_pages())
+    if template.read_text(encoding="utf-8") != blank:
+        said.append(f"{template.name} is not the blank answers file the course's exercises make; run make boxes")
+    if check:
+        print("\n".join(said) or "every page and the answers file are as the boxes need them")
+        return 1 if said else 0
+    changed = pages.make(book_pages())
+    if AnswerSheet.read(COURSE, template).answered():
+        print(f"{template} holds answers, and is left as it is: move them to a file of their own", file=sys.stderr)
+        return 1
+    template.write_text(blank, encoding="utf-8")
+    for problem in pages.problems(COURSE, book_pages()):
+        print(problem, file=sys.stderr)
+    print(f"made {len(changed)} page{'s' * (len(changed) != 1)} and {template.name} as the boxes need them")
     return 0
 
 

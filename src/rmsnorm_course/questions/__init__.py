@@ -17,18 +17,24 @@ from predict_check.verdicts import checker
 
 from .course import COURSE
 
-TABLE_OF_CONTENTS = Path(__file__).resolve().parents[3] / "_toc.yml"
+ROOT = Path(__file__).resolve().parents[3]  # the course's folder: the book beside the package's source
+TABLE_OF_CONTENTS = ROOT / "_toc.yml"
 SHARED = {"course"}  # modules here that are no page's
+
+
+def book_pages() -> list[Path]:
+    """The book's pages in reading order, as ``_toc.yml`` lists them; none where the book is not beside the package."""
+    try:
+        listed = re.findall(r"^\s*-?\s*(?:root|file):\s*(\S+)", TABLE_OF_CONTENTS.read_text(encoding="utf-8"), re.M)
+    except OSError:
+        return []
+    return [ROOT / f"{page.removesuffix('.md')}.md" for page in listed]
 
 
 def pages() -> list[str]:
     """The modules of the pages with boxes, in the book's order (by name where the book is not beside the package)."""
     modules = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name not in SHARED)
-    try:
-        listed = re.findall(r"^\s*-?\s*file:\s*book/(\S+)", TABLE_OF_CONTENTS.read_text(encoding="utf-8"), re.M)
-    except OSError:
-        return modules
-    order = [page.removesuffix(".md").replace("-", "_") for page in listed]
+    order = [page.stem.replace("-", "_") for page in book_pages()]
     return sorted(modules, key=lambda name: order.index(name) if name in order else len(order))
 
 
@@ -43,4 +49,4 @@ def Prediction(exercise_id: str, gate: bool = True) -> Box:
     return Box(COURSE.get(exercise_id), gate)
 
 
-__all__ = ["COURSE", "Prediction", "check", "pages"]
+__all__ = ["COURSE", "Prediction", "book_pages", "check", "pages"]

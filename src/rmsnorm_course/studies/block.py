@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from ..core.layer import RMSNorm
 from ..core.parameters import NamedParameter
-from ..core.reference import DEFAULT_EPS
+from .example import EPS
 from .threads import one_blas_thread
 
 
@@ -35,7 +35,7 @@ class BlockTrace:
 class PreNormBlock:
     """Decoder block ``index`` with two RMSNorm layers and small seeded weights."""
 
-    def __init__(self, width: int, index: int = 0, hidden: int | None = None, seed: int = 0, eps: float = DEFAULT_EPS):
+    def __init__(self, width: int, index: int = 0, hidden: int | None = None, seed: int = 0, eps: float = EPS):
         prefix = f"decoder.block.{index}"
         hidden = hidden or 4 * width
         rng = np.random.default_rng(seed)

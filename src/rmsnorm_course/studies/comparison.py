@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.baselines import layer_norm
-from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
+from ..core.rmsnorm import rms_norm, rms_norm_backward
+from .example import EPS
 
 ACTIVATION_SHAPE = (16, 128, 512)
 ACTIVATION_OFFSET = 1.5
@@ -52,7 +53,7 @@ def activation_comparison(
     shape: tuple[int, ...] = ACTIVATION_SHAPE,
     offset: float = ACTIVATION_OFFSET,
     seed: int = ACTIVATION_SEED,
-    eps: float = DEFAULT_EPS,
+    eps: float = EPS,
 ) -> ActivationComparison:
     """Standard-normal activations shifted by ``offset``, seeded so every build sees the same numbers."""
     inputs = np.random.default_rng(seed).standard_normal(shape) + offset
@@ -67,7 +68,7 @@ class Identities:
     mean_square_split: float  # max |mean(x**2) - (mean(x)**2 + var(x))|, relative to mean(x**2)
 
 
-def identities(comparison: ActivationComparison, eps: float = DEFAULT_EPS) -> Identities:
+def identities(comparison: ActivationComparison, eps: float = EPS) -> Identities:
     """Check LayerNorm(x) = RMSNorm(x - mean(x)) (no gain, no bias) and RMS**2 = mean**2 + variance."""
     x = comparison.inputs
     mean = np.mean(x, axis=-1, keepdims=True)
@@ -167,7 +168,7 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
     ),
     Implementation(
         "this course (rms_norm)",
-        f"{DEFAULT_EPS:g}",
+        f"{EPS:g}",
         "inside: x / sqrt(mean(x**2) + eps)",
         "float16 in float32; gain before one cast back",
         "src/rmsnorm_course/core/rmsnorm.py",

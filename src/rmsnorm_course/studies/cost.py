@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.machine import last_level_cache
-from ..core.rmsnorm import DEFAULT_EPS, rms_norm, rms_norm_backward
+from ..core.rmsnorm import rms_norm, rms_norm_backward
+from .example import EPS
 from .formulas import layer_norm_formula, layer_norm_formula_backward, rms_norm_formula, rms_norm_formula_backward
 
 # Zhang and Sennrich (2019) report RMSNorm cutting running time by 7% to 64% against LayerNorm.
@@ -161,9 +162,9 @@ def cost_timings(
     forward[LAYER_FORMULA] = lambda: layer_norm_formula(x, gain, bias)
     backward = {
         COPY: forward[COPY],
-        "rms_norm_backward": lambda: rms_norm_backward(x, gain, DEFAULT_EPS, grad_output),
-        FORMULA: lambda: rms_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
-        LAYER_FORMULA: lambda: layer_norm_formula_backward(x, gain, DEFAULT_EPS, grad_output),
+        "rms_norm_backward": lambda: rms_norm_backward(x, gain, EPS, grad_output),
+        FORMULA: lambda: rms_norm_formula_backward(x, gain, EPS, grad_output),
+        LAYER_FORMULA: lambda: layer_norm_formula_backward(x, gain, EPS, grad_output),
     }
     return {FORWARD: timings(forward, repeats), BACKWARD: timings(backward, repeats)}
 

@@ -16,13 +16,13 @@ from ..core.baselines import batch_norm_train, layer_norm
 from ..core.gradcheck import GradientCheckReport, gradient_check
 from ..core.layer import RMSNorm
 from ..core.parameters import NamedParameter, ParameterGroups, adamw_parameter_groups
-from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import RMSNormForward, rms_norm, rms_norm_backward, rms_norm_forward
 from ..core.tape import TapeRMSNormForward, Tensor, tape_rms_norm, tape_rms_norm_gradients
 from .example import (
     ANCHOR,
     BATCH,
     COMPANION,
+    EPS,
     GAIN,
     GAIN_NAME,
     GRADIENT_STEP,
@@ -58,7 +58,7 @@ class Primary:
         return (f.mean_square, f.inverse_rms, f.normalized, f.output, self.grad_x, self.grad_gain)
 
 
-def primary(x=INPUT, gain=GAIN, eps=DEFAULT_EPS, upstream=UPSTREAM) -> Primary:
+def primary(x=INPUT, gain=GAIN, eps=EPS, upstream=UPSTREAM) -> Primary:
     grad_x, grad_gain = rms_norm_backward(x, gain, eps, upstream)
     return Primary(
         x=np.array(x, dtype=np.float64),
@@ -87,7 +87,7 @@ class ScaleCard:
         return float(np.max(np.abs(self.scaled - self.original)))
 
 
-def scale_card(label: str, x=INPUT, eps: float = DEFAULT_EPS, factor: float = SCALE_FACTOR) -> ScaleCard:
+def scale_card(label: str, x=INPUT, eps: float = EPS, factor: float = SCALE_FACTOR) -> ScaleCard:
     x = np.array(x, dtype=np.float64)
     return ScaleCard(
         label=label,
@@ -103,8 +103,8 @@ def scale_cards() -> tuple[ScaleCard, ScaleCard, ScaleCard]:
     """The seed fixture's three scale cards: the eps = 0 ideal, an ordinary input, an eps-dominated one."""
     return (
         scale_card("ideal", INPUT, IDEAL_EPS),
-        scale_card("production", INPUT, DEFAULT_EPS),
-        scale_card("near-zero", TINY_INPUT, DEFAULT_EPS),
+        scale_card("production", INPUT, EPS),
+        scale_card("near-zero", TINY_INPUT, EPS),
     )
 
 
@@ -128,18 +128,16 @@ def history() -> History:
     pairs = {"companion": np.array([ANCHOR, COMPANION]), "itself": np.array([ANCHOR, ANCHOR])}
     # Row 0 of each normalized pair is the anchor's output.
     return History(
-        batch_with_companion=batch_norm_train(pairs["companion"], DEFAULT_EPS)[0],
-        batch_with_itself=batch_norm_train(pairs["itself"], DEFAULT_EPS)[0],
-        layer_norm_with_companion=layer_norm(pairs["companion"], DEFAULT_EPS)[0],
-        layer_norm_with_itself=layer_norm(pairs["itself"], DEFAULT_EPS)[0],
+        batch_with_companion=batch_norm_train(pairs["companion"], EPS)[0],
+        batch_with_itself=batch_norm_train(pairs["itself"], EPS)[0],
+        layer_norm_with_companion=layer_norm(pairs["companion"], EPS)[0],
+        layer_norm_with_itself=layer_norm(pairs["itself"], EPS)[0],
         rms_norm_with_companion=rms_norm(pairs["companion"], None, IDEAL_EPS)[0],
         rms_norm_with_itself=rms_norm(pairs["itself"], None, IDEAL_EPS)[0],
     )
 
 
-def dot_output_loss(
-    upstream, gain=GAIN, x=INPUT, eps=DEFAULT_EPS, norm: Callable = rms_norm
-) -> tuple[Callable, Callable]:
+def dot_output_loss(upstream, gain=GAIN, x=INPUT, eps=EPS, norm: Callable = rms_norm) -> tuple[Callable, Callable]:
     """The scalar losses sum(upstream * norm(x, gain, eps)) as a function of x, and of the gain."""
     upstream = np.asarray(upstream, dtype=np.float64)
 
@@ -264,7 +262,7 @@ TOOLING_ERRORS = (
 
 
 def _into_itself(x: np.ndarray) -> np.ndarray:
-    return rms_norm(x, GAIN, DEFAULT_EPS, out=x)
+    return rms_norm(x, GAIN, EPS, out=x)
 
 
 def _groups(*names: str, no_decay=None) -> ParameterGroups:
@@ -283,7 +281,7 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
         errors.ZeroEnergyRow,
         lambda: rms_norm([INPUT, ZERO_ROW], GAIN, 0.0),
     ),
-    BoundaryCase("eps = -1e-5", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, -DEFAULT_EPS)),
+    BoundaryCase("eps = -1e-5", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, -EPS)),
     BoundaryCase("eps = NaN", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("nan"))),
     BoundaryCase("eps = infinity", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, float("inf"))),
     BoundaryCase("eps = 10**400", errors.InvalidEpsilon, lambda: rms_norm(INPUT, GAIN, 10**400)),
@@ -321,12 +319,12 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
     BoundaryCase(
         "an upstream gradient of shape (3,) for input shape (2,)",
         errors.GradientShapeError,
-        lambda: rms_norm_backward(INPUT, GAIN, DEFAULT_EPS, (1.0, -2.0, 0.0)),
+        lambda: rms_norm_backward(INPUT, GAIN, EPS, (1.0, -2.0, 0.0)),
     ),
     BoundaryCase(
         "out of shape (2, 2) for input shape (2,)",
         errors.OutputShapeError,
-        lambda: rms_norm(INPUT, GAIN, DEFAULT_EPS, out=np.empty((2, 2))),
+        lambda: rms_norm(INPUT, GAIN, EPS, out=np.empty((2, 2))),
     ),
     BoundaryCase(
         "out that is the input itself",
@@ -351,18 +349,18 @@ BOUNDARY_CASES: tuple[BoundaryCase, ...] = (
     BoundaryCase(
         "backward() on a width-2 tape output with no upstream gradient",
         errors.UpstreamGradientRequired,
-        lambda: tape_rms_norm(INPUT, GAIN, DEFAULT_EPS).output.backward(),
+        lambda: tape_rms_norm(INPUT, GAIN, EPS).output.backward(),
     ),
     BoundaryCase(
         "backward() on a width-2 tape output with an upstream gradient of shape (3,)",
         errors.UpstreamShapeError,
-        lambda: tape_rms_norm(INPUT, GAIN, DEFAULT_EPS).output.backward((1.0, -2.0, 0.0)),
+        lambda: tape_rms_norm(INPUT, GAIN, EPS).output.backward((1.0, -2.0, 0.0)),
     ),
     BoundaryCase("log of [1, 0] on the tape", errors.LogDomainError, lambda: Tensor([1.0, 0.0]).log()),
     BoundaryCase(
         "row 1 = [1e200, 1e200] on the tape",
         errors.SquareOverflow,
-        lambda: tape_rms_norm([INPUT, (1e200, 1e200)], GAIN, DEFAULT_EPS),
+        lambda: tape_rms_norm([INPUT, (1e200, 1e200)], GAIN, EPS),
     ),
     BoundaryCase(
         "eps = 0 and row 1 = [1e-200, 1e-200] on the tape",
@@ -409,7 +407,7 @@ class Evidence:
             (
                 "rows are independent",
                 np.array_equal(self.batch_output[0], self.primary.forward.output)
-                and np.array_equal(self.batch_output[1], rms_norm(BATCH[1], GAIN, DEFAULT_EPS)),
+                and np.array_equal(self.batch_output[1], rms_norm(BATCH[1], GAIN, EPS)),
             ),
             ("zero-sized batch keeps its shape", self.empty_batch_output.shape == (0, len(INPUT))),
             ("gain is in the no-decay group", self.groups.no_decay == (GAIN_NAME,) and not self.groups.decay),
@@ -434,16 +432,16 @@ def collect() -> Evidence:
     first, replay = primary(), primary()
     input_check, gain_check = gradient_checks(first)
     f = first.forward
-    layer = RMSNorm(len(INPUT), DEFAULT_EPS, GAIN_NAME)
+    layer = RMSNorm(len(INPUT), EPS, GAIN_NAME)
     return Evidence(
         primary=first,
         replay_bitwise=first.same_bits(replay),
         scale_cards=scale_cards(),
         normalized_mean_square=float(np.mean(np.square(f.normalized))),
         predicted_normalized_mean_square=float(f.mean_square[0] / (f.mean_square[0] + first.eps)),
-        zero_output=rms_norm(ZERO_ROW, GAIN, DEFAULT_EPS),
-        batch_output=rms_norm(BATCH, GAIN, DEFAULT_EPS),
-        empty_batch_output=rms_norm(np.zeros((0, len(INPUT))), GAIN, DEFAULT_EPS),
+        zero_output=rms_norm(ZERO_ROW, GAIN, EPS),
+        batch_output=rms_norm(BATCH, GAIN, EPS),
+        empty_batch_output=rms_norm(np.zeros((0, len(INPUT))), GAIN, EPS),
         history=history(),
         input_check=input_check,
         gain_check=gain_check,

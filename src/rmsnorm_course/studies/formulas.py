@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.reference import DEFAULT_EPS
+from .example import EPS
 
 
-def rms_norm_formula(x: np.ndarray, gain: np.ndarray, eps: float = DEFAULT_EPS) -> np.ndarray:
+def rms_norm_formula(x: np.ndarray, gain: np.ndarray, eps: float = EPS) -> np.ndarray:
     """y = x / sqrt(mean(x**2) + eps) * g, exactly as written (no rescaling, no blocks)."""
     return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gain
 
@@ -27,7 +27,7 @@ def rms_norm_formula_backward(
     return grad_x, np.sum(grad_output * normalized, axis=tuple(range(x.ndim - 1)))
 
 
-def layer_norm_formula(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float = DEFAULT_EPS) -> np.ndarray:
+def layer_norm_formula(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float = EPS) -> np.ndarray:
     """y = (x - mean) / sqrt(var + eps) * g + b, LayerNorm with its affine, written the same way."""
     centered = x - np.mean(x, axis=-1, keepdims=True)
     return centered / np.sqrt(np.mean(centered**2, axis=-1, keepdims=True) + eps) * gain + bias

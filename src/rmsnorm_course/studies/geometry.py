@@ -18,9 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.baselines import layer_norm
-from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
-from .example import GAIN, INPUT, UPSTREAM
+from .example import EPS, GAIN, INPUT, UPSTREAM
 
 SHRINK_SCALES = np.geomspace(1e-5, 1.0, 11)  # the worked example times these, toward zero
 
@@ -49,7 +48,7 @@ class Geometry:
         return float(np.max(np.abs(self.layer_images.sum(axis=-1))))
 
 
-def geometry(count: int = 24, seed: int = 0, eps: float = DEFAULT_EPS) -> Geometry:
+def geometry(count: int = 24, seed: int = 0, eps: float = EPS) -> Geometry:
     """Seeded 2-D inputs with lengths from 0.1 to 10, and the worked example shrunk toward zero."""
     rng = np.random.default_rng(seed)
     angles = rng.uniform(0, 2 * np.pi, count)
@@ -83,9 +82,7 @@ class GradientPicture:
     saved_shape: tuple[int, ...]  # ... the shape of what the forward keeps for the backward at that shape
 
 
-def gradient_picture(
-    scale: float = 10.0, eps: float = DEFAULT_EPS, batch: tuple[int, ...] = (2, 3, 4)
-) -> GradientPicture:
+def gradient_picture(scale: float = 10.0, eps: float = EPS, batch: tuple[int, ...] = (2, 3, 4)) -> GradientPicture:
     """The worked example's gradient at eps = 0 and at ``eps``, and at ``scale`` times x."""
     x = np.array(INPUT)
     grad_x, _ = rms_norm_backward(x, GAIN, 0.0, UPSTREAM)

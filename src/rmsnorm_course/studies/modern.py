@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm
 from . import variants
+from .example import EPS
 from .precision import CastOrder
 from .threads import one_blas_thread
 
@@ -97,7 +97,7 @@ def qk_norm(
     for scale in scales:
         q, k = scale * queries, scale * keys
         logits = q @ k.T / np.sqrt(width)
-        normed = rms_norm(q, None, DEFAULT_EPS) @ rms_norm(k, None, DEFAULT_EPS).T / np.sqrt(width)
+        normed = rms_norm(q, None, EPS) @ rms_norm(k, None, EPS).T / np.sqrt(width)
         results["largest"].append(np.abs(logits).max())
         results["largest_normed"].append(np.abs(normed).max())
         results["entropy"].append(_entropy(logits))

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.rmsnorm import rms_norm
+from .example import EPS
 from .formulas import rms_norm_formula
 
 FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
@@ -90,8 +91,8 @@ def cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, width)).astype(np.float16)
     gain = rng.uniform(0.5, 1.5, width).astype(np.float16)
-    once = rms_norm(x, gain)
-    twice = rms_norm(x) * gain  # x-hat comes back as float16, then float16 times float16
+    once = rms_norm(x, gain, EPS)
+    twice = rms_norm(x, None, EPS) * gain  # x-hat comes back as float16, then float16 times float16
     return CastOrder.between(twice, once)
 
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm, rms_norm_backward
 from . import kept
+from .example import EPS
 from .formulas import layer_norm_formula, layer_norm_formula_backward
 from .threads import one_blas_thread
 
@@ -48,7 +48,7 @@ class Setup:
     noise: float = 0.1  # the targets' noise: no model can go below noise**2, so none chases rounding
     steps: int = 100
     learning_rate: float = 3e-3
-    eps: float = DEFAULT_EPS
+    eps: float = EPS
     seed: int = 0
 
 

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.format import fmt
-from ..core.reference import DEFAULT_EPS
 from ..core.rmsnorm import rms_norm_forward
-from ..studies.example import INPUT, SCALE_FACTOR, TINY_INPUT
+from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
-EPS_CHOICES = tuple(sorted({0.0, 1e-8, 1e-6, DEFAULT_EPS, 1e-4, 1e-2}))  # the default among them, whatever it is
+EPS_CHOICES = tuple(sorted({0.0, 1e-8, 1e-6, EPS, 1e-4, 1e-2}))  # the default among them, whatever it is
 RMS_WINDOW = (1e-6, 1e3)  # the curve's RMS axis: every eps's crossover, sqrt(eps), with decades to spare
 
 
@@ -62,7 +61,7 @@ class ExplorerState:
         return "left" if self.scaled_rms < low else "right" if self.scaled_rms > high else None
 
 
-def explore(vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = DEFAULT_EPS) -> ExplorerState:
+def explore(vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = EPS) -> ExplorerState:
     """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` at ``eps``."""
     x = np.array(VECTORS[vector], dtype=np.float64)
     original = rms_norm_forward(x, None, eps)

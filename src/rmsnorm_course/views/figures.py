@@ -30,10 +30,10 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..core.format import binary_size, fmt
-from ..core.reference import DEFAULT_EPS
 from ..studies.comparison import ActivationComparison, PlacementCurves
 from ..studies.cost import BACKWARD, FORWARD, SizeSweep
 from ..studies.evidence import Primary
+from ..studies.example import EPS
 from ..studies.geometry import Geometry, GradientPicture
 from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms
 from ..studies.precision import Sweep
@@ -148,7 +148,7 @@ def _for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
 
 
 @_for_phones
-def normalized_mean_square_figure(eps_values=(1e-8, DEFAULT_EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
+def normalized_mean_square_figure(eps_values=(1e-8, EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
     """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
     fig, (ax,) = new_axes(6.4, 3.6)
     _energy_axes(ax, eps_values, state)

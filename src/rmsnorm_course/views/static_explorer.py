@@ -16,8 +16,7 @@ import math
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from ..core.reference import DEFAULT_EPS
-from ..studies.example import SCALE_FACTOR
+from ..studies.example import EPS, SCALE_FACTOR
 from .explorer import (
     BAR_HEADROOM,
     EPS_CHOICES,
@@ -36,9 +35,9 @@ from .figures import BLUE, GREY, ORANGE, explorer_figure, picture_html
 
 SCRIPT: Traversable = files("rmsnorm_course.views") / "static" / "explorer.js"  # wires every explorer on a page
 CHECK_SETTINGS = (
-    (START_VECTOR, SCALE_FACTOR, DEFAULT_EPS),
+    (START_VECTOR, SCALE_FACTOR, EPS),
     (START_VECTOR, 1e-4, 0.0),
-    (TINY, SCALE_FACTOR, DEFAULT_EPS),
+    (TINY, SCALE_FACTOR, EPS),
     (TINY, 1e4, 1e-2),
     ("activation row (d = 8, seed 0)", 0.037, 1e-6),
 )

@@ -12,8 +12,7 @@ import math
 
 import ipywidgets as w
 
-from ..core.reference import DEFAULT_EPS
-from ..studies.example import SCALE_FACTOR
+from ..studies.example import EPS, SCALE_FACTOR
 from .explorer import (
     EPS_CHOICES,
     SCALE_MAX,
@@ -40,7 +39,7 @@ def readout_html(state: ExplorerState) -> str:
 class ScaleExplorer:
     """Move a, eps or the input vector and watch x-hat(a·x) against x-hat(x)."""
 
-    def __init__(self, vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = DEFAULT_EPS):
+    def __init__(self, vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = EPS):
         self.vector = w.Dropdown(options=list(VECTORS), value=vector, description="input x")
         self.scale = w.FloatLogSlider(
             value=scale,

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...core.format import fmt
-from ...core.reference import DEFAULT_EPS
 from ...core.rmsnorm import rms_norm, rms_norm_backward
 from .. import evidence, example
+from ..example import EPS
 from . import holds
 
 HUGE, TINY = (1e200, 2e200), (1e-200, 2e-200)  # squares overflow, squares underflow (float64)
@@ -23,12 +23,12 @@ def values() -> SimpleNamespace:
     for row in (HUGE, TINY):
         holds(np.allclose(rms_norm(np.array(row), eps=0.0), expected, rtol=1e-15, atol=0), "rescaled rows are right")
     empty = np.zeros(EMPTY)
-    _, grad_gain = rms_norm_backward(empty, np.ones(EMPTY[-1]), DEFAULT_EPS, empty)
+    _, grad_gain = rms_norm_backward(empty, np.ones(EMPTY[-1]), EPS, empty)
     holds(rms_norm(empty).shape == EMPTY and np.array_equal(grad_gain, np.zeros(EMPTY[-1])), "an empty batch")
     holds(np.array_equal(collected.batch_output[0], collected.primary.forward.output), "rows never mix")
     return SimpleNamespace(
         collected=collected,
-        eps=f"{DEFAULT_EPS:g}",
+        eps=f"{EPS:g}",
         zero_row=fmt(example.ZERO_ROW),
         zero_out=fmt(collected.zero_output),
         batch="[" + ", ".join(fmt(row) for row in example.BATCH) + "]",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...core.format import fmt
-from ...core.reference import DEFAULT_EPS
 from .. import example
+from ..example import EPS
 
 
 def values() -> SimpleNamespace:
-    return SimpleNamespace(x=fmt(example.INPUT), g=fmt(example.GAIN), eps=f"{DEFAULT_EPS:g}")
+    return SimpleNamespace(x=fmt(example.INPUT), g=fmt(example.GAIN), eps=f"{EPS:g}")

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...core.reference import DEFAULT_EPS
 from ...core.rmsnorm import rms_norm
 from .. import precision
+from ..example import EPS
 from ..formulas import rms_norm_formula
 from . import holds
 
@@ -17,16 +17,16 @@ def values() -> SimpleNamespace:
     fp16, fp32, fp64 = np.finfo(np.float16), np.finfo(np.float32), np.finfo(np.float64)
     row = np.array(precision.HALF_PRECISION_ROW, dtype=np.float16)
     with np.errstate(over="ignore"):
-        formula16 = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), DEFAULT_EPS)
+        formula16 = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), EPS)
         holds(np.isinf(np.square(row)[0]) and np.all(formula16 == 0), "the formula in float16 returns zeros")
-    upcast = (row.astype(np.float64) / np.sqrt(np.mean(row.astype(np.float64) ** 2) + DEFAULT_EPS)).astype(np.float16)
+    upcast = (row.astype(np.float64) / np.sqrt(np.mean(row.astype(np.float64) ** 2) + EPS)).astype(np.float16)
     holds(np.array_equal(rms_norm(row), upcast), "rms_norm computes it in a wider format")
     bf16 = precision.bfloat16()
     holds(np.isfinite(bf16.square_of_row) and bf16.running_sum < bf16.float32_sum, "bfloat16's sum stalls")
     pairwise = precision.pairwise_sum(1.0, precision.SUM_LENGTH, precision.BFLOAT16_SIGNIFICAND_BITS)
     holds(pairwise == precision.SUM_LENGTH, "a pairwise bfloat16 sum of the same ones is exact")
     result = precision.sweep(np.float32)
-    with_eps = precision.sweep(np.float32, eps=DEFAULT_EPS)
+    with_eps = precision.sweep(np.float32, eps=EPS)
     failing = with_eps.exponents[with_eps.formula_ulps > precision.FAILURE_ULPS]
     holds(np.all(10.0 ** (2 * failing) > float(fp32.max)), "with eps, only rows whose squares overflow fail")
     holds(result.package_ulps.max() <= 2, "the package's worst error is a couple of ulps")
@@ -59,6 +59,6 @@ def values() -> SimpleNamespace:
         sweep_worst=f"{float(result.package_ulps.max()):.2f}",
         sweep_failures=result.formula_failures,
         sweep_rows=len(result.exponents),
-        sweep_eps=f"{DEFAULT_EPS:g}",
+        sweep_eps=f"{EPS:g}",
         sweep_failures_eps=with_eps.formula_failures,
     )

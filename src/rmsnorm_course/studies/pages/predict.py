@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...core.format import fmt
-from ...core.reference import DEFAULT_EPS
 from .. import evidence, example
+from ..example import EPS
 from ..thresholds import BARELY_MOVES, ROUNDING, VISIBLY_MOVES
 from . import holds
 
@@ -21,7 +21,7 @@ def values() -> SimpleNamespace:
     return SimpleNamespace(
         x=fmt(example.INPUT),
         g=fmt(example.GAIN),
-        eps=f"{DEFAULT_EPS:g}",
+        eps=f"{EPS:g}",
         a=f"{example.SCALE_FACTOR:g}",
         tiny=fmt(example.TINY_INPUT),
         tiny_ms=f"{float(np.mean(np.square(example.TINY_INPUT))):.3g}",

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...core.format import fmt
-from ...core.reference import DEFAULT_EPS
 from ...core.rmsnorm import rms_norm_forward
 from .. import evidence, example
 from ..comparison import placement_curves
+from ..example import EPS
 from ..thresholds import ROUNDING
 from . import holds
 
@@ -19,24 +19,24 @@ PLACEMENT_AXIS = np.logspace(-9, 1, 300)  # down to far below eps, where each sl
 
 def values(scale_min: float, scale_max: float) -> SimpleNamespace:
     """The page's values; the explorer's scale range is the widget's, handed in by the page."""
-    worked = rms_norm_forward(example.INPUT, None, DEFAULT_EPS)
+    worked = rms_norm_forward(example.INPUT, None, EPS)
     ms = float(worked.mean_square[0])
-    holds(abs(np.mean(worked.normalized**2) - ms / (ms + DEFAULT_EPS)) <= ROUNDING, "mean(x-hat^2) = ms / (ms + eps)")
+    holds(abs(np.mean(worked.normalized**2) - ms / (ms + EPS)) <= ROUNDING, "mean(x-hat^2) = ms / (ms + eps)")
     ideal, production, near_zero = cards = evidence.scale_cards()
     tiny_ms = float(np.mean(np.square(near_zero.x)))
     largest = float(np.max(np.abs(near_zero.original)))
     holds(ideal.max_difference < 1e-15 and production.max_difference < 1e-6, "the ideal and production cards")
     holds(tiny_ms < near_zero.eps and near_zero.max_difference > largest, "the near-zero card moves past its size")
-    curves = placement_curves(PLACEMENT_AXIS, DEFAULT_EPS)
-    holds(abs(curves.inside_slope[0] * np.sqrt(DEFAULT_EPS) - 1) < 1e-3, "the slope inside is 1/sqrt(eps)")
-    holds(abs(curves.outside_slope[0] * DEFAULT_EPS - 1) < 1e-3, "the slope outside is 1/eps")
+    curves = placement_curves(PLACEMENT_AXIS, EPS)
+    holds(abs(curves.inside_slope[0] * np.sqrt(EPS) - 1) < 1e-3, "the slope inside is 1/sqrt(eps)")
+    holds(abs(curves.outside_slope[0] * EPS - 1) < 1e-3, "the slope outside is 1/eps")
     return SimpleNamespace(
-        eps=f"{DEFAULT_EPS:g}",
-        eps_value=DEFAULT_EPS,
+        eps=f"{EPS:g}",
+        eps_value=EPS,
         scale_min=f"{scale_min:g}",
         scale_max=f"{scale_max:g}",
-        sqrt_eps=f"{np.sqrt(DEFAULT_EPS):.6f}",
-        ratio=fmt(ms / (ms + DEFAULT_EPS)),
+        sqrt_eps=f"{np.sqrt(EPS):.6f}",
+        ratio=fmt(ms / (ms + EPS)),
         factor=f"{example.SCALE_FACTOR:g}",
         cards=cards,
         tiny_ms=f"{tiny_ms:.2g}",
@@ -47,6 +47,6 @@ def values(scale_min: float, scale_max: float) -> SimpleNamespace:
         place_r0=f"{PLACEMENT_AXIS[0]:g}",
         inside_slope0=f"{curves.inside_slope[0]:.4g}",
         outside_slope0=f"{curves.outside_slope[0]:.4g}",
-        inv_sqrt_eps=f"{1 / np.sqrt(DEFAULT_EPS):.4g}",
-        inv_eps=f"{1 / DEFAULT_EPS:.4g}",
+        inv_sqrt_eps=f"{1 / np.sqrt(EPS):.4g}",
+        inv_eps=f"{1 / EPS:.4g}",
     )

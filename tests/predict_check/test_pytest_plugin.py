@@ -22,7 +22,7 @@ from submissions import quoted, wrong
 from predict_check.sheets import answers_file
 from rmsnorm_course.questions import COURSE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 M = len(COURSE.exercises)
 # The property-testing plugin is of no use to the grader; leaving it out saves a second per run.
 OPTIONS = (str(ROOT / "exercises"), "-p", "no:hypothesispytest")

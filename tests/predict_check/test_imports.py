@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from predict_check.sources import imported_files
+from predict_check.imports import imported_files
 from rmsnorm_course.questions import COURSE
 
 PACKAGE = {  # a package whose modules reach each other every way an import can be written
