@@ -231,13 +231,13 @@ def prediction_html(exercise: Exercise, gate: bool = True) -> str:
 
 @dataclass(frozen=True)
 class Kept:
-    """One exercise's predictions in a kernel: the first, the last, its outcome, whether any was right, and when
-    the last was typed (a ``saved_answers.MOMENT``)."""
+    """One exercise's predictions in a kernel: the first and its outcome, the last and its outcome, and when the
+    last was typed (a ``saved.MOMENT``)."""
 
     first: str
+    first_outcome: Outcome
     last: str
     outcome: Outcome
-    right: bool
     at: str
 
 
@@ -268,10 +268,8 @@ class KernelAnswers:
         if verdict.outcome not in KEPT_OUTCOMES:
             return
         earlier = self.kept.get(exercise_id)
-        right = bool(earlier and earlier.right) or verdict.correct
-        self.kept[exercise_id] = Kept(
-            earlier.first if earlier else typed, typed, verdict.outcome, right, at or moment()
-        )
+        first, first_outcome = (earlier.first, earlier.first_outcome) if earlier else (typed, verdict.outcome)
+        self.kept[exercise_id] = Kept(first, first_outcome, typed, verdict.outcome, at or moment())
 
     def count(self) -> str:
         """The page's tally of this kernel's predictions."""

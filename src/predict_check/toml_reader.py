@@ -174,11 +174,6 @@ def _utf16(data: bytes) -> str | None:
     return "utf-16-le" if low > high else "utf-16-be"
 
 
-def read_text(path: Path) -> str:
-    """The file's text (``read_bytes``, then ``decode``)."""
-    return decode(read_bytes(path), path).text
-
-
 def _within_limits(text: str, name: str) -> None:
     """Refuse a text nested deeper, or with longer dotted keys, than the parser may be handed."""
     deepest = nesting(text)

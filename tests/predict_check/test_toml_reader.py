@@ -12,7 +12,7 @@ from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
 
 from predict_check.errors import AnswersFileError
 from predict_check.sheets import AnswerSheet
-from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, key_lines, nesting, read_text
+from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, decode, key_lines, nesting, read_bytes
 from rmsnorm_course.questions import COURSE
 
 
@@ -118,6 +118,11 @@ def test_the_dotted_key_limit_is_refused_one_past_it_only():
     assert value == 1
     with pytest.raises(AnswersFileError, match=rf"has a dotted key of {MAX_DEPTH + 1} parts \(line 1\)"):
         parse(f"a.{key} = 1", Path("answers.toml"))
+
+
+def read_text(path):
+    """The file's text as the grader reads it: its bytes within the limit, then decoded."""
+    return decode(read_bytes(path), path).text
 
 
 def test_the_size_limit_is_refused_one_byte_past_it_only(tmp_path):

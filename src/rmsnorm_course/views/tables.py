@@ -38,10 +38,6 @@ def history_table(history: History) -> Markdown:
     )
 
 
-def _verdict(passed: bool) -> str:
-    return "pass" if passed else "FAIL"
-
-
 def kernels_table(kernels) -> Markdown:
     """Each way of running add + RMSNorm: what it reads and writes, its bytes and its intensity (bfloat16)."""
     return markdown_table(
