@@ -43,7 +43,7 @@ from .kinds import Choice, Place, judging
 from .saved import (
     FILE_NAME,
     MOMENT,
-    Typed,
+    Predictions,
     comments,
     grade_command,
     moment,
@@ -276,8 +276,8 @@ class KernelAnswers:
         right = sum(kept.outcome is Outcome.CORRECT for kept in self.kept.values())
         return COUNT.format(checked=len(self.kept), of=len(self.course), right=right)
 
-    def typed(self) -> Typed:
-        return Typed(
+    def typed(self) -> Predictions:
+        return Predictions(
             first={exercise_id: kept.first for exercise_id, kept in self.kept.items()},
             last={exercise_id: kept.last for exercise_id, kept in self.kept.items()},
             shown=frozenset(self.shown_first),

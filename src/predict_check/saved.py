@@ -46,7 +46,7 @@ MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as the page's 
 
 
 @dataclass(frozen=True)
-class Typed:
+class Predictions:
     """What the boxes keep of one learner: first and last predictions as typed, answers shown, practice.
 
     ``shown``: exercises whose answer was shown before any prediction. ``variants`` maps
@@ -65,7 +65,7 @@ class Typed:
         """The course's exercises with a final prediction, in the grader's order."""
         return [exercise_id for exercise_id in course.exercises if self.last.get(exercise_id)]
 
-    def kept_over(self, earlier: Typed) -> Typed:
+    def kept_over(self, earlier: Predictions) -> Predictions:
         """These predictions saved over ``earlier`` ones: a first try stays the first, the newer answer wins.
 
         An answer with no moment (a file saved before moments were kept) is older than any with one.
@@ -75,7 +75,7 @@ class Typed:
             for key, text in self.last.items()
             if text and self.typed_at.get(key, "") >= earlier.typed_at.get(key, "")
         ]
-        return Typed(
+        return Predictions(
             first={**self.first, **earlier.first},
             last={**earlier.last, **{key: self.last[key] for key in newer}},
             shown=(self.shown - set(earlier.first)) | earlier.shown,
@@ -98,7 +98,7 @@ def moment() -> str:
 
 
 def well_formed(text: str) -> str:
-    """Typed text with any lone surrogate (which no file can hold) made U+FFFD, as the page's input makes it."""
+    """Predictions text with any lone surrogate (which no file can hold) made U+FFFD, as the page's input makes it."""
     return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
 
 
@@ -116,7 +116,7 @@ def comments(course: Course) -> dict[str, str]:
     }
 
 
-def typed_answers_file(course: Course, typed: Typed, file_name: str = FILE_NAME) -> str:
+def typed_answers_file(course: Course, typed: Predictions, file_name: str = FILE_NAME) -> str:
     """The file the boxes save: who (if given), every last prediction in the grader's order, first tries, practice."""
     said = comments(course)
     lines = [said["header"], said["grade"].format(file=file_name), said["where"]]
@@ -140,7 +140,7 @@ def typed_answers_file(course: Course, typed: Typed, file_name: str = FILE_NAME)
     return "\n".join(lines) + "\n"
 
 
-def read_typed(course: Course, path: str | Path) -> Typed:
+def read_typed(course: Course, path: str | Path) -> Predictions:
     """The predictions a file the boxes saved holds; ``AnswersFileError`` for any other file.
 
     A file that holds anything the boxes do not write (an answer that is not text, a key
@@ -170,7 +170,7 @@ def read_typed(course: Course, path: str | Path) -> Typed:
         else:
             line = f" (line {sheet.lines[key]})" if key in sheet.lines else ""
             raise AnswersFileError(f"{sheet.name}: {quoted(key)}{line} is not an answer the prediction boxes save")
-    return Typed(first, last, frozenset(shown), variants, who.get(NAME, ""), who.get(ID, ""), typed_at)
+    return Predictions(first, last, frozenset(shown), variants, who.get(NAME, ""), who.get(ID, ""), typed_at)
 
 
 def _texts(table: object, key_ok) -> bool:
@@ -190,7 +190,7 @@ def _practice(course: Course, tables: object) -> bool:
     return True
 
 
-def save_typed(course: Course, path: str | Path, typed: Typed) -> Typed:
+def save_typed(course: Course, path: str | Path, typed: Predictions) -> Predictions:
     """Write ``typed`` to ``path``, kept over the predictions a file the boxes saved there holds; what was written.
 
     The file is read, merged and replaced whole under its folder's lock: a save from

@@ -25,7 +25,7 @@ import pytest
 
 from predict_check.box import GO_ON, KernelAnswers
 from predict_check.errors import AnswersFileError
-from predict_check.saved import MOMENT, Typed, moment, save_typed, typed_answers_file
+from predict_check.saved import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.sheets import AnswerSheet
 from predict_check.verdicts import Outcome, reference
 from rmsnorm_course import check
@@ -81,7 +81,7 @@ def score_line(run: subprocess.CompletedProcess) -> str:
 
 
 def test_whatever_is_typed_is_read_back_exactly_as_typed(tmp_path):
-    typed = Typed(first=dict(HOSTILE), last={key: text[::-1] for key, text in HOSTILE.items()})
+    typed = Predictions(first=dict(HOSTILE), last={key: text[::-1] for key, text in HOSTILE.items()})
     path = tmp_path / "answers.toml"
     path.write_text(typed_answers_file(COURSE, typed), encoding="utf-8")
     sheet = AnswerSheet.read(COURSE, path)
@@ -94,7 +94,7 @@ def test_whatever_is_typed_is_read_back_exactly_as_typed(tmp_path):
 def test_a_lone_surrogate_is_saved_as_the_replacement_character(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text(
-        typed_answers_file(COURSE, Typed(first={"mean-square": "1\ud8002"}, last={"mean-square": "1\ud8002"}))
+        typed_answers_file(COURSE, Predictions(first={"mean-square": "1\ud8002"}, last={"mean-square": "1\ud8002"}))
     )
     assert AnswerSheet.read(COURSE, path).answers["mean-square"] == "1\ufffd2"
 
@@ -103,7 +103,9 @@ def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answe
     typed_at = {"mean-square": "2026-03-14T09:26:53.589Z"}
     text = typed_answers_file(
         COURSE,
-        Typed(first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"}, typed_at=typed_at),
+        Predictions(
+            first={"reciprocal-rms": "0.28", "mean-square": "25"}, last={"mean-square": "12.5"}, typed_at=typed_at
+        ),
     )
     lines = text.splitlines()
     assert lines[:3] == [
@@ -129,7 +131,7 @@ def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
     folder = tmp_path / "Downloads"
     folder.mkdir()
     path = folder / "answers-ana-perez-12345.toml"
-    path.write_text(typed_answers_file(COURSE, Typed(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
+    path.write_text(typed_answers_file(COURSE, Predictions(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
     comment = path.read_text(encoding="utf-8").splitlines()[1]
     command = comment.split(":  ", 1)[1].replace("/path/to", str(folder))
     run = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=ROOT, timeout=600)
@@ -192,8 +194,10 @@ def test_a_chapter_box_says_how_to_go_on_and_a_review_box_does_not():
 
 def test_saving_keeps_the_first_try_and_what_other_pages_saved(tmp_path):
     path = tmp_path / "answers.toml"
-    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "12.5"}))  # one page's kernel
-    later = Typed(first={"mean-square": "13", "grad-x": "[1, 2]"}, last={"mean-square": "13", "grad-x": "[1, 2]"})
+    save_typed(
+        COURSE, path, Predictions(first={"mean-square": "25"}, last={"mean-square": "12.5"})
+    )  # one page's kernel
+    later = Predictions(first={"mean-square": "13", "grad-x": "[1, 2]"}, last={"mean-square": "13", "grad-x": "[1, 2]"})
     save_typed(COURSE, path, later)  # another page's kernel, or this one restarted
     sheet = AnswerSheet.read(COURSE, path)
     assert sheet.answers["mean-square"] == "13" and sheet.first_tries["mean-square"] == "25"
@@ -204,10 +208,11 @@ def test_saving_over_the_page_s_download_keeps_its_practice_answers(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text(
         typed_answers_file(
-            COURSE, Typed(first={"output": "[1, 0.5]"}, last={"output": "[1, 0.5]"}, variants={"output": {2: "7"}})
+            COURSE,
+            Predictions(first={"output": "[1, 0.5]"}, last={"output": "[1, 0.5]"}, variants={"output": {2: "7"}}),
         )
     )
-    save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+    save_typed(COURSE, path, Predictions(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
     sheet = AnswerSheet.read(COURSE, path)
     assert sheet.answers["output"] == "[1, 0.5]" and sheet.answers["variants"] == {"output": {"2": "7"}}
     assert [(exercise_id, number) for exercise_id, number, _ in sheet.variant_tries()] == [("output", 2)]
@@ -228,7 +233,7 @@ def test_a_file_the_boxes_did_not_write_is_left_as_it_is(tmp_path, written):
     path = tmp_path / "answers.toml"
     path.write_text(written)
     with pytest.raises(AnswersFileError):
-        save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+        save_typed(COURSE, path, Predictions(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
     assert path.read_text() == written
     kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
@@ -239,7 +244,7 @@ def test_a_file_the_boxes_did_not_write_is_left_as_it_is(tmp_path, written):
 def test_the_blank_template_is_filled_in_where_it_lies(tmp_path):
     path = tmp_path / "answers.toml"
     path.write_text((ROOT / "exercises" / "answers.toml").read_text())
-    save_typed(COURSE, path, Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
+    save_typed(COURSE, path, Predictions(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}))
     assert AnswerSheet.read(COURSE, path).grade("mean-square").correct
 
 
@@ -269,9 +274,9 @@ def test_an_answer_shown_before_any_prediction_is_saved_as_shown_and_the_grader_
 
 def test_a_name_added_to_the_saved_file_by_hand_is_kept_by_the_next_save(tmp_path):
     path = tmp_path / "answers.toml"
-    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}))
+    save_typed(COURSE, path, Predictions(first={"mean-square": "25"}, last={"mean-square": "25"}))
     path.write_text('name = "Ana Pérez"\nid = "12345"\n' + path.read_text(encoding="utf-8"), encoding="utf-8")
-    save_typed(COURSE, path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
+    save_typed(COURSE, path, Predictions(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
     sheet = AnswerSheet.read(COURSE, path)
     assert (sheet.identity("name"), sheet.identity("id")) == ("Ana Pérez", "12345")
     assert (sheet.answers["mean-square"], sheet.answers["output"]) == ("25", "[1, 2]")
@@ -313,8 +318,10 @@ def test_an_older_kernel_s_save_keeps_the_newer_answer_another_kernel_saved(tmp_
 def test_the_answer_typed_last_is_saved_whatever_kernel_saves(tmp_path, in_the_file, in_the_kernel, kept):
     path = tmp_path / "answers.toml"
     moments = {"mean-square": in_the_file} if in_the_file else {}
-    save_typed(COURSE, path, Typed(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=moments))
-    saved = Typed(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}, typed_at={"mean-square": in_the_kernel})
+    save_typed(COURSE, path, Predictions(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=moments))
+    saved = Predictions(
+        first={"mean-square": "12.5"}, last={"mean-square": "12.5"}, typed_at={"mean-square": in_the_kernel}
+    )
     written = save_typed(COURSE, path, saved)
     answer, at = ("12.5", in_the_kernel) if kept == "kernel" else ("25", in_the_file)
     sheet = AnswerSheet.read(COURSE, path)
@@ -371,7 +378,7 @@ def test_a_saved_file_keeps_its_mode_and_a_new_one_gets_the_umask_s(tmp_path):
     kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     path = tmp_path / "answers.toml"
-    path.write_text(typed_answers_file(COURSE, Typed()), encoding="utf-8")
+    path.write_text(typed_answers_file(COURSE, Predictions()), encoding="utf-8")
     path.chmod(0o644)
     assert kept.save(tmp_path).startswith("Saved ")
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
@@ -386,7 +393,7 @@ def test_a_saved_file_keeps_its_mode_and_a_new_one_gets_the_umask_s(tmp_path):
 
 def test_a_save_refused_says_why_naming_the_file_and_keeps_every_prediction(tmp_path, monkeypatch):
     path = tmp_path / "answers.toml"
-    save_typed(COURSE, path, Typed(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
+    save_typed(COURSE, path, Predictions(first={"output": "[1, 2]"}, last={"output": "[1, 2]"}))
     before = path.read_bytes()
     kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))

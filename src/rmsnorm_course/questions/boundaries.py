@@ -12,7 +12,7 @@ from ..core.rmsnorm import rms_norm
 from ..studies import example
 from .course import COURSE, EPS, PAIR, G, nums, stages_of
 
-ZERO_ROW = {  # what can become of the all-zero row
+OUTCOMES = {  # what can become of the all-zero row (example.ZERO_ROW)
     "zeros": "a row of zeros",
     "nan": "a row of NaNs",
     "inf": "a row of plus infinities",
@@ -25,12 +25,12 @@ def _zero_row_outcome(eps: float) -> tuple[str, str]:
     try:
         output = rms_norm(example.ZERO_ROW, G, eps)
     except RMSNormError as error:
-        return ZERO_ROW["error"], f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
+        return OUTCOMES["error"], f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
     quoted = f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
     for key, test in (("zeros", lambda y: y == 0), ("nan", np.isnan), ("inf", np.isposinf)):
         if np.all(test(output)):
-            return ZERO_ROW[key], quoted
-    raise AssertionError(f"{quoted}, which matches none of the options {ZERO_ROW}")
+            return OUTCOMES[key], quoted
+    raise AssertionError(f"{quoted}, which matches none of the options {OUTCOMES}")
 
 
 @COURSE.exercise(
@@ -39,10 +39,10 @@ def _zero_row_outcome(eps: float) -> tuple[str, str]:
     f"What does RMSNorm's formula give for the all-zero row {nums(example.ZERO_ROW)} with eps = {EPS:g}?",
     Choice.of(
         {
-            ZERO_ROW["zeros"]: RIGHT,
-            ZERO_ROW["nan"]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
-            ZERO_ROW["inf"]: "Infinity needs a division by zero, and sqrt(0 + eps) is not zero.",
-            ZERO_ROW["error"]: "With eps > 0 the division is well defined for every row, so nothing needs refusing.",
+            OUTCOMES["zeros"]: RIGHT,
+            OUTCOMES["nan"]: "NaN needs 0 / 0, and with eps > 0 the denominator sqrt(0 + eps) is not zero.",
+            OUTCOMES["inf"]: "Infinity needs a division by zero, and sqrt(0 + eps) is not zero.",
+            OUTCOMES["error"]: "With eps > 0 the division is well defined for every row, so nothing needs refusing.",
         }
     ),
     "With eps > 0, can the denominator sqrt(mean(x**2) + eps) be zero?",
@@ -63,12 +63,12 @@ def _zero_row_positive_eps() -> Solution:
     "What does this package's rms_norm do with that row?",
     Choice.of(
         {
-            ZERO_ROW["zeros"]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
-            ZERO_ROW["nan"]: (
+            OUTCOMES["zeros"]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
+            OUTCOMES["nan"]: (
                 "NaN is what the formula gives (0 / 0), and what PyTorch returns; this package checks the row first."
             ),
-            ZERO_ROW["inf"]: "0 / 0 is not infinite: the formula gives NaN, and this package checks the row first.",
-            ZERO_ROW["error"]: RIGHT,
+            OUTCOMES["inf"]: "0 / 0 is not infinite: the formula gives NaN, and this package checks the row first.",
+            OUTCOMES["error"]: RIGHT,
         }
     ),
     "This package checks every row before it divides, and says which row it cannot normalize.",

@@ -10,7 +10,7 @@ from ..core.format import fmt
 from ..studies import evidence, example
 from .course import COURSE, nums
 
-COMPANION = {  # (BatchNorm's, LayerNorm's, RMSNorm's output changes) -> the option that says so
+COMPANION_OPTIONS = {  # (BatchNorm's, LayerNorm's, RMSNorm's output changes) -> the option that says so
     (True, False, False): "BatchNorm's alone",
     (False, True, False): "LayerNorm's alone",
     (False, False, True): "RMSNorm's alone",
@@ -26,18 +26,18 @@ COMPANION = {  # (BatchNorm's, LayerNorm's, RMSNorm's output changes) -> the opt
     "of itself. Whose output for that row changes?",
     Choice.of(
         {
-            COMPANION[True, False, False]: RIGHT,
-            COMPANION[False, True, False]: (
+            COMPANION_OPTIONS[True, False, False]: RIGHT,
+            COMPANION_OPTIONS[False, True, False]: (
                 "LayerNorm's mean and variance come from the row's own features; a companion cannot reach them."
             ),
-            COMPANION[False, False, True]: (
+            COMPANION_OPTIONS[False, False, True]: (
                 "RMSNorm's mean square comes from the row's own features; a companion cannot reach it."
             ),
-            COMPANION[True, True, True]: (
+            COMPANION_OPTIONS[True, True, True]: (
                 "LayerNorm and RMSNorm take their statistics across one example's features; can a companion "
                 "change those?"
             ),
-            COMPANION[False, False, False]: (
+            COMPANION_OPTIONS[False, False, False]: (
                 "One of the three takes its statistics across the examples of the batch, so the companion enters them."
             ),
         }
@@ -51,10 +51,10 @@ def _companion_changes() -> Solution:
         not np.array_equal(h.layer_norm_with_companion, h.layer_norm_with_itself),
         not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself),
     )
-    if changed not in COMPANION:
+    if changed not in COMPANION_OPTIONS:
         raise AssertionError(f"the outputs change as {changed}, which no option says")
     return Solution(
-        COMPANION[changed],
+        COMPANION_OPTIONS[changed],
         "BatchNorm's alone: it takes each feature's statistics across the batch; the other two use one row.",
         detail=(
             f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
