@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
+from predict_check.commands import piped
 from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.untrusted import visible
 
@@ -96,15 +96,7 @@ def next_token(text: str, as_json: bool) -> int:
     return 0
 
 
-def run(argv: list[str] | None = None) -> int:
-    """``main``, quietly stopped when its reader goes away (``grade ... | head``): the outputs are written by then."""
-    try:
-        status = main(argv)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more reaches the closed pipe
-        return 1
-    return status
+run = piped(main)
 
 
 if __name__ == "__main__":
