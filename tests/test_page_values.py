@@ -32,6 +32,7 @@ MODULES = {  # page -> how its values are made (cost is timed, and read by its o
     "modern-blocks": lambda m: m.values(),
     "modern-kernels": lambda m: m.values(),
     "precision": lambda m: m.values(),
+    "real-model": lambda m: m.values(),
     "what-next": lambda m: m.values(len(COURSE.exercises)),
 }
 
@@ -116,3 +117,13 @@ def test_the_narrowest_margin_reads_rightly_whichever_was_faster():
     assert cost.margin(1.25, "1 MiB") == "at 1 MiB, where the formula took 1.25 times as long as rms_norm"
     assert cost.margin(0.8, "1 MiB") == "at 1 MiB, where rms_norm took 1.25 times as long as the formula"
     assert np.isclose(1 / 0.8, 1.25)
+
+
+def test_the_real_model_guard_stops_a_box_whose_given_row_is_not_the_model_s(monkeypatch):
+    """The boxes give the model's numbers as their inputs: a changed one no longer matches what the model measures."""
+    from rmsnorm_course.studies import real_model as study
+    from rmsnorm_course.studies.pages import real_model
+
+    monkeypatch.setitem(study.ASKED, "value", study.ASKED["value"] + 1)
+    with pytest.raises(UnsupportedClaim, match="the value the box gives"):
+        real_model.values()

