@@ -184,6 +184,9 @@ def test_roofline_figure_plots_the_roof_and_the_measured_point():
 
 def every_figure():
     """Every figure the book draws, from small but real inputs."""
+    import tiny_llama
+
+    from rmsnorm_course.studies import real_model
     from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
     from rmsnorm_course.studies.geometry import gradient_picture
     from rmsnorm_course.studies.roofline import Roofline
@@ -192,6 +195,7 @@ def every_figure():
     names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)
     sweep = cost.SizeSweep(np.array([2**18, 2**20]), {name: np.array([1e-4, 4e-4]) for name in names})
     small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
+    tiny = real_model.measure(tiny_llama.model(), ("ab ab", "a b c", "c a", "b"))  # a tiny LLaMA, four prompts
     return {
         "normalized mean square": figures.normalized_mean_square_figure(),
         "explorer": figures.explorer_figure(explore(TINY, 1e-4, 1e-5)),
@@ -213,6 +217,8 @@ def every_figure():
         "depth": figures.depth_figure(modern.stream_through_depth()),
         "fused roofline": figures.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
         "partial rms": figures.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
+        "real stream": figures.real_stream_figure(tiny),
+        "real gains": figures.real_gains_figure(tiny),
     }
 
 

@@ -13,6 +13,7 @@ from rmsnorm_course.core.errors import (
     InvalidEpsilon,
     ParameterNameError,
 )
+from rmsnorm_course.core.reference import DEFAULT_EPS
 
 NAME = "decoder.block.0.attention_norm.gain"
 
@@ -21,7 +22,7 @@ def test_gain_starts_at_ones_and_is_the_only_parameter():
     layer = RMSNorm(4, name=NAME)
     assert [p.name for p in layer.parameters()] == [NAME]
     assert np.array_equal(layer.gain.value, np.ones(4))
-    assert layer.width == 4 and layer.eps == 1e-5
+    assert layer.width == 4 and layer.eps == DEFAULT_EPS  # a layer made without an eps takes the functions' default
 
 
 def test_forward_uses_the_gain():
@@ -69,7 +70,7 @@ def test_bad_eps_and_name_and_gain():
 
 
 def test_repr_names_the_layer():
-    assert repr(RMSNorm(3, name=NAME)) == f"RMSNorm(width=3, eps=1e-05, name='{NAME}')"
+    assert repr(RMSNorm(3, eps=1e-05, name=NAME)) == f"RMSNorm(width=3, eps=1e-05, name='{NAME}')"
 
 
 @pytest.mark.parametrize("width", [10**400, 2**62], ids=["1e400", "2**62"])

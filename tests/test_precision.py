@@ -94,7 +94,7 @@ def test_float16_output_is_rounded_once_with_the_gain_applied_in_float32():
     gain = rng.uniform(0.5, 1.5, 16).astype(np.float16)
     x32, g32 = x.astype(np.float32), gain.astype(np.float32)
     expected = (x32 / np.sqrt(np.mean(x32**2, axis=-1, keepdims=True) + 1e-5) * g32).astype(np.float16)
-    np.testing.assert_array_equal(rms_norm(x, gain), expected)
+    np.testing.assert_array_equal(rms_norm(x, gain, 1e-5), expected)
     order = precision.cast_order(rows=50, width=16, seed=3)
     assert order.values == 800 and 0 < order.differ < order.values and order.max_ulps == 1.0
 
