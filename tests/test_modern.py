@@ -85,6 +85,12 @@ def test_an_rms_from_part_of_a_row_errs_by_about_one_over_root_two_n():
         assert error == pytest.approx(0.6745 * spread, rel=0.15)  # the median of |normal| is 0.6745 sigma
 
 
+def test_the_table_s_normal_rows_are_the_figure_s_at_the_same_width():
+    """One quantity, one value: the partial RMS of independent normals at LLaMA's width, as each study draws it."""
+    normal = next(iter(modern.partial_rms_by_kind().values()))
+    assert normal == modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
+
+
 def test_heavy_tails_and_an_outlier_channel_make_the_partial_rms_far_worse():
     errors = modern.partial_rms_by_kind.__wrapped__(width=1024, share=0.0625, rows=200, seed=4)
     normal, offset, heavy, outlier = errors.values()

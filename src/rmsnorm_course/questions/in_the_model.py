@@ -84,7 +84,7 @@ DECAY_RATE = 1e-3  # one update's learning rate times weight decay, as the page'
         {
             DECAY["formula"]: "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay.",
             DECAY["gradient"]: (
-                "AdamW decouples the decay from the gradient: it shrinks the parameter in the update step, so "
+                "The decay here is decoupled from the gradient: it shrinks the parameter in the update step, so "
                 "the loss, and its gradient, is the same function of g in both copies."
             ),
             DECAY["optimizer"]: RIGHT,

@@ -374,8 +374,12 @@ def partial_error(x: np.ndarray, share: float) -> np.ndarray:
 
 
 @functools.cache
-def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = ROWS, seed: int = 1):
-    """The median error of the partial RMS at one width and share, for each kind of row."""
+def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = ROWS, seed: int = 0):
+    """The median error of the partial RMS at one width and share, for each kind of row.
+
+    The first kind, independent normals, draws first from the same seed as ``partial_rms``, whose
+    first width is this one: the same rows, so the chapter shows one error for them, not two.
+    """
     rng = np.random.default_rng(seed)
     return {
         name: float(np.median(partial_error(rows_of(kind, rows, width, rng), share)))
