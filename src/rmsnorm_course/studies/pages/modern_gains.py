@@ -32,7 +32,6 @@ def values() -> SimpleNamespace:
         plain_end=f"{decay.plain[-1]:.6f}",  # as the box's verdict gives them
         one_plus_end=f"{decay.one_plus[-1]:.6f}",
         start_values=f"{at_start.values:,}",
-        start_differ=f"{at_start.differ:,}",
         cast_values=f"{casts.values:,}",
         cast_differ=f"{casts.differ:,}",
         cast_ulps=f"{casts.max_ulps:g}",
