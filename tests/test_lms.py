@@ -203,7 +203,7 @@ def test_the_summary_groups_answers_by_what_they_say_and_carries_a_slip_to_what_
 def test_inf_and_nan_are_judged_with_the_overflow_s_own_words():
     for typed in ("[inf, inf]", "[nan, nan]", "[inf, NaN]"):
         verdict = check("float16-formula-row", typed)
-        assert verdict.outcome.value == "wrong" and verdict.message.startswith("The first square does overflow")
+        assert verdict.outcome.value == "wrong" and verdict.message.startswith("A square too large for float16")
     assert check("huge-row", "[inf, inf]").message.startswith("inf and nan come from the formula as written")
     assert check("mean-square", "inf").outcome.value == "wrong"
 

@@ -13,6 +13,7 @@ from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import cost as cost_study
 from rmsnorm_course.studies import evidence, modern
 from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
+from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
@@ -127,3 +128,29 @@ def test_the_real_model_guard_stops_a_box_whose_given_row_is_not_the_model_s(mon
     monkeypatch.setitem(study.ASKED, "value", study.ASKED["value"] + 1)
     with pytest.raises(UnsupportedClaim, match="the value the box gives"):
         real_model.values()
+
+
+def test_the_cost_table_the_figure_and_the_prose_show_one_ratio_per_contender(monkeypatch):
+    """Each ratio is the median of the ratios taken within each round, wherever it shows; not a ratio of medians."""
+    c = cost_study
+    rounds = lambda *seconds: np.array(seconds, dtype=float)  # noqa: E731
+    forward = c.Timings(
+        {
+            c.COPY: rounds(1, 1, 2),
+            c.INTO_OUT: rounds(2, 3, 3),  # within each round 2, 3 and 1.5 copies: median 2, though 3 / 1 is 3
+            c.PACKAGE: rounds(3, 3, 6),
+            c.FORMULA: rounds(4, 4, 8),
+            c.LAYER_FORMULA: rounds(8, 8, 16),
+        }
+    )
+    backward = c.Timings({c.COPY: rounds(1, 1, 1), "rms_norm_backward": rounds(5, 6, 7), c.FORMULA: rounds(9, 9, 9)})
+    backward.samples[c.LAYER_FORMULA] = rounds(9, 9, 9)
+    monkeypatch.setattr(c, "cost_timings", lambda shape, dtype: {c.FORWARD: forward, c.BACKWARD: backward})
+    seconds = {name: rounds(1, 2) for name in (c.COPY, c.INTO_OUT, c.PACKAGE, c.FORMULA)}
+    monkeypatch.setattr(c, "size_sweep", lambda: c.SizeSweep(np.array([1024, 2048]), seconds))
+    monkeypatch.setattr(cost, "roofline", lambda: Roofline(bandwidth=1e10, peak=1e11, intensity=0.5, achieved=1e9))
+    page = cost.values()
+    assert page.f_out == "2.0 (1.5 to 3.0)"
+    assert page.ratios[c.FORWARD][c.INTO_OUT] == 2.0  # the figure's bar
+    assert page.b_pkg == "6.0 (5.0 to 7.0)"
+    assert (page.moves_least, page.moves_most) == ("1.00", "2.00")  # slowest over fastest round: 1 to 2 times

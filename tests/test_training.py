@@ -75,6 +75,26 @@ def test_every_variant_starts_from_the_same_weights_and_data_and_held_out_data_i
     assert len(set(starts.values())) == 1  # h_0 = x W_in does not depend on the norm
 
 
+def test_the_trained_weights_give_the_held_out_loss_through_the_network_written_out():
+    """The page recomputes each held-out loss from the kept weights; the network here is written out anew."""
+    x, targets = training.task(SMALL, held_out=True)
+    norms = {
+        training.NONE: lambda h, gain, bias: h,
+        training.LAYER_NORM: lambda h, gain, bias: layer_norm(h, SMALL.eps) * gain + bias,
+        training.RMS_NORM: lambda h, gain, bias: gain * h / np.sqrt(np.mean(h**2, axis=-1, keepdims=True) + SMALL.eps),
+    }
+    for variant, norm in norms.items():
+        run = training.train(variant, SMALL)
+        w = run.weights
+        assert not np.array_equal(w["0.up"], training.initial_weights(SMALL)["0.up"])  # trained, not the start
+        h = x @ w["in"]
+        for block in range(SMALL.depth):
+            read = norm(h, w[f"{block}.gain"], w[f"{block}.bias"])
+            h = h + np.maximum(read @ w[f"{block}.up"], 0) @ w[f"{block}.down"]
+        out = norm(h, w["final.gain"], w["final.bias"]) @ w["out"]
+        assert run.held_out_loss == pytest.approx(np.mean((out - targets) ** 2), rel=1e-9)
+
+
 def test_training_is_adam_applied_to_each_weight():
     """One flat vector for every weight gives, bit for bit, Adam written out weight by weight."""
     setup = dataclasses.replace(SMALL, steps=3)
@@ -107,6 +127,9 @@ def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatc
             assert getattr(read[variant], field).tobytes() == getattr(trained[variant], field).tobytes()
         assert read[variant].held_out_loss == trained[variant].held_out_loss
         assert read[variant].variant == variant
+        assert read[variant].weights.keys() == trained[variant].weights.keys() == training.initial_weights(SMALL).keys()
+        for name, value in trained[variant].weights.items():
+            assert read[variant].weights[name].tobytes() == value.tobytes()
     with pytest.raises(pytest.fail.Exception):
         training.experiment.__wrapped__(dataclasses.replace(SMALL, steps=5))
 

@@ -11,7 +11,7 @@ from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..studies import example
 from ..studies.block import PreNormBlock
-from .course import COURSE, EPS, SHAPE_SEED, X
+from .course import COURSE, EPS, SHAPE_SEED, X_TEXT, G, X
 
 PLACEMENTS = {  # where the norm sits, as the block computes it
     "post": "h = RMSNorm(h + F(h))",
@@ -24,7 +24,8 @@ PLACEMENTS = {  # where the norm sits, as the block computes it
 @COURSE.exercise(
     "pre-norm-placement",
     "Where the norm sits in a block",
-    "Where does RMSNorm sit in a pre-normalized residual block with learned branch F and residual stream h?",
+    "A pre-norm block applies RMSNorm before the residual addition. Which arrangement gives the learned branch F "
+    "inputs of a steady scale, and carries the residual stream h on unchanged apart from what F adds?",
     Choice.of(
         {
             PLACEMENTS["post"]: "That is post-norm: the norm sits on the stream itself, after each addition.",
@@ -36,7 +37,7 @@ PLACEMENTS = {  # where the norm sits, as the block computes it
             "carries h.",
         }
     ),
-    "Pre-norm normalizes what the learned branch reads; what does the identity path carry?",
+    "Check each option against both needs: what does F read, and what reaches the next block besides F's output?",
 )
 def _pre_norm_placement() -> Solution:
     """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
@@ -64,38 +65,54 @@ def _pre_norm_placement() -> Solution:
     )
 
 
+DECAY = {  # what differs between two copies of a model, one whose optimizer decays the gains
+    "formula": "the outputs at once: the decayed copy's formula has a decay term",
+    "gradient": "the gradients at once: decay is added to the decayed gain's loss",
+    "optimizer": "nothing before it; then only what the optimizer did to each gain",
+    "never": "nothing, ever: the normalization rescales the gain away",
+}
+DECAY_RATE = 1e-3  # one update's learning rate times weight decay, as the page's code takes it
+
+
 @COURSE.exercise(
     "no-decay-policy",
     "Who decides weight decay",
-    "Why is leaving the gain out of weight decay an optimizer policy rather than part of RMSNorm?",
+    "Two copies of one model start from the same weights. One optimizer puts every RMSNorm gain in AdamW's "
+    "weight-decay group; the other leaves the gains out. Fed the same input, what differs between the two "
+    "copies' RMSNorm outputs before the first update, and after it?",
     Choice.of(
         {
-            "a term in the formula cancels weight decay for the gain": (
-                "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay, so nothing cancels it."
+            DECAY["formula"]: "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay.",
+            DECAY["gradient"]: (
+                "The decay here is decoupled from the gradient: it shrinks the parameter in the update step, so "
+                "the loss, and its gradient, is the same function of g in both copies."
             ),
-            "the optimizer's parameter groups decide what is decayed": RIGHT,
-            "the gain has no gradient, so decay would be its only update": (
-                "The gain does get a gradient: each g_i multiplies an output, so the loss depends on it."
-            ),
-            "weight decay is applied inside the forward pass": (
-                "Weight decay shrinks parameters in the optimizer's update step, not in the forward pass."
-            ),
+            DECAY["optimizer"]: RIGHT,
+            DECAY["never"]: "The gain multiplies after the normalization: a smaller gain gives a smaller output.",
         }
     ),
-    "Look for weight decay in y = g * x / sqrt(mean(x**2) + eps). Where is it decided?",
+    "Where does weight decay act: in the forward pass, or in the optimizer's update?",
 )
 def _no_decay_policy() -> Solution:
+    """Both copies' outputs from the package's layer, before and after one update of weight decay alone."""
     layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
     (gain,) = layer.parameters()
     usual = adamw_parameter_groups(layer.parameters())
     decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
     if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
         raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
+    x, g = np.asarray(X), np.asarray(G)
+    before = RMSNorm.from_gain(g, EPS)(x), RMSNorm.from_gain(g, EPS)(x)
+    after = RMSNorm.from_gain(g * (1 - DECAY_RATE), EPS)(x), RMSNorm.from_gain(g, EPS)(x)
+    if not np.array_equal(*before) or np.array_equal(*after):
+        raise AssertionError("the two copies should agree before the update and differ after it")
     return Solution(
-        "the optimizer's parameter groups decide what is decayed",
-        "The optimizer's groups decide: the formula never mentions weight decay, and computes the same either way.",
+        DECAY["optimizer"],
+        f"Nothing before the first update: both compute {fmt(before[0])} for x = {X_TEXT}. The update then "
+        f"multiplies only the decayed copy's gain by 1 - {DECAY_RATE:g}, and its output with it.",
         detail=(
-            f"By default every parameter of rank one or less, the gain {example.GAIN_NAME} (shape "
-            f"{gain.value.shape}) among them, is left undecayed; passing no_decay=[] decays it instead."
+            f"The optimizer's groups decide: by default every parameter with at most one axis, the gain "
+            f"{example.GAIN_NAME} (shape {gain.value.shape}) among them, is left undecayed; passing no_decay=[] "
+            f"decays it. After one update the decayed copy's output is {fmt(after[0] / after[1])} of the other's."
         ),
     )

@@ -31,7 +31,7 @@ def _one_plus_gain(w, rate, steps) -> Solution:
     exponential = 1 + w * float(np.exp(-rate * steps))
     return Solution(
         float(decay.one_plus[-1]),
-        f"w shrinks to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one.",
+        f"w decays to {decay.one_plus[-1] - 1:.6f}, so the gain is {decay.one_plus[-1]:.6f}: it heads for one.",
         slips=(
             (float(decay.plain[-1]), "That is a plain gain decayed; here the decay acts on w, not on 1 + w."),
             (exponential, "That uses exp(-rate * steps) for (1 - rate) to the steps: close, but not at six decimals."),
@@ -48,7 +48,7 @@ def _one_plus_gain(w, rate, steps) -> Solution:
     EXACT,
     "q . k is at most |q| |k|, reached when the two point the same way.",
     given={"width": modern.HEAD_WIDTH},
-    variants=({"width": 16}, {"width": 128}, {"width": 256}, {"width": 100}, {"width": 36}),
+    variants=({"width": 16}, {"width": 144}, {"width": 256}, {"width": 100}, {"width": 36}),  # sqrt(d) exact
 )
 def _qk_logit_bound(width) -> Solution:
     bound = modern.qk_logit_bound(width)

@@ -9,36 +9,44 @@ from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
 from ..studies import modern
 from .course import COURSE
 
-FORMATS = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "float64": 8, "int8": 1}  # bytes a number
+FORMATS = {"bfloat16": 2, "float32": 4, "float8": 1, "float64": 8}  # bytes a number
+
+
+def _format_size(size: int) -> str:
+    return f"{size} byte{'s' * (size != 1)}"
 
 
 def _format(dtype: str) -> dict[str, str]:
     """A number format as a question names it: bfloat16, 2 bytes."""
-    size = FORMATS[dtype]
-    return {"dtype": dtype, "size": f"{size} byte{'s' * (size != 1)}"}
+    return {"dtype": dtype, "size": _format_size(FORMATS[dtype])}
 
 
 @COURSE.exercise(
     "fused-bytes",
     "Bytes moved by a fused add + RMSNorm",
-    "In {dtype} ({size} a number), one kernel reads the stream h and the branch output f, and writes the new "
-    "stream h' = h + f and the normalized row y. How many bytes does it move per element?",
+    "In {dtype} ({size} a number), one fused kernel computes the new stream h' = h + f and the normalized row "
+    "y = RMSNorm(h') in a single pass. At the least, how many bytes per element must it move through memory?",
     Number(units=("bytes", "byte", "b"), stated=False),
-    "Count every array the kernel reads or writes once, at the format's bytes each.",
+    "Count every array the kernel must read, and every array that someone after it still reads, at the format's "
+    "bytes each.",
     given=_format("bfloat16"),
-    variants=tuple(_format(name) for name in ("float32", "float8", "float64", "float16", "int8")),
+    variants=tuple(_format(name) for name in ("float32", "float8", "float64")),
 )
 def _fused_bytes(dtype, size) -> Solution:
     itemsize = FORMATS[dtype]
     unfused, fused = modern.KERNELS
     moved = fused.bytes_per_element(itemsize)
-    other = 1 if itemsize != 1 else 2
+    other = itemsize // 2 or 2  # the format half as wide (float8: twice as wide), a slip in the number's size
     return Solution(
         float(moved),
-        f"Two reads and two writes of {size} each: {moved} bytes per element.",
+        f"Two reads, h and f, and two writes, h' and y, of {size} each: {moved} bytes per element.",
         slips=(
             (float(unfused.bytes_per_element(itemsize)), "That counts h' read back by a second kernel."),
-            (float(fused.bytes_per_element(other)), f"That counts {other} bytes a number; {dtype} takes {size}."),
+            (float(moved - itemsize), "The next block adds to h': the kernel must write the new stream as well as y."),
+            (
+                float(fused.bytes_per_element(other)),
+                f"That counts {_format_size(other)} a number; {dtype} takes {size}.",
+            ),
         ),
         detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element(itemsize)} "
         "bytes.",
@@ -71,9 +79,10 @@ def _fused_intensity(flops, dtype, how) -> Solution:
     intensity = flops / moved
     return Solution(
         intensity,
-        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte, far left of any machine's ridge.",
+        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte.",
         slips=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
-        detail="Below the ridge, memory sets the speed: fewer bytes per element mean a proportionally faster kernel.",
+        detail="Where that lies left of a machine's ridge, as on the roofline the cost page measured, memory sets "
+        "the speed: fewer bytes per element mean a proportionally faster kernel.",
         picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in modern.KERNELS]},
     )
 

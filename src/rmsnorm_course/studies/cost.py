@@ -69,6 +69,10 @@ class Timings:
         per_round = self.samples[name] / self.samples[to]
         return Spread(float(np.median(per_round)), float(per_round.min()), float(per_round.max()))
 
+    def ratios(self, to: str) -> dict[str, Spread]:
+        """Every contender's time over ``to``'s, round by round: the one ratio the chapter shows for each."""
+        return {name: self.ratio(name, to) for name in self.samples}
+
 
 def timings(runs: Mapping[str, Callable[[], object]], repeats: int = 7, warmup: int = 1, number: int = 1) -> Timings:
     """Wall time of one call of each run, round by round; every round runs each in turn, so load falls on all alike.
@@ -172,10 +176,12 @@ def cost_timings(
 def cost_ratios(
     shape: tuple[int, ...] | None = None, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
 ) -> dict[str, dict[str, float]]:
-    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x (medians)."""
+    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x (medians of the rounds)."""
     measured = cost_timings(shape, dtype, repeats, seed)
     return {
-        direction: {name: t.median(name) / t.median(COPY) for name in t.samples if name != COPY or direction == FORWARD}
+        direction: {
+            name: spread.median for name, spread in t.ratios(COPY).items() if name != COPY or direction == FORWARD
+        }
         for direction, t in measured.items()
     }
 

@@ -48,15 +48,19 @@ def gain_decay(start: float = TRAINED_GAIN, rate: float = DECAY_PER_STEP, steps:
     return GainDecay(np.arange(steps + 1), start * shrink, 1 + (start - 1) * shrink)
 
 
-def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0) -> CastOrder:
+def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0, trained: bool = True) -> CastOrder:
     """How often LLaMA's order (cast x-hat back, then the gain) and Gemma's (the gain 1 + w, then one cast)
-    give different float16 outputs for the same trained gain."""
+    give different float16 outputs for the same float16 gain: one trained away from one, or one at initialisation.
+
+    Gemma's stored w is that gain minus one, which float16 holds exactly, so both multiply by the same number.
+    """
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, width)).astype(np.float16)
-    w = rng.uniform(-0.5, 0.5, width).astype(np.float16)
-    gemma = variants.gemma_rms_norm(x, w)
-    llama = variants.llama_rms_norm(x, (1 + w.astype(np.float32)).astype(np.float16))
-    return CastOrder.between(gemma, llama)
+    gain = rng.uniform(0.5, 1.5, width).astype(np.float16) if trained else np.ones(width, np.float16)
+    w = (gain.astype(np.float32) - 1).astype(np.float16)
+    if not np.array_equal(1 + w.astype(np.float32), gain.astype(np.float32)):
+        raise AssertionError("Gemma's 1 + w must be the very gain LLaMA multiplies by")
+    return CastOrder.between(variants.gemma_rms_norm(x, w, EPS), variants.llama_rms_norm(x, gain, EPS))
 
 
 # --- QK-norm -------------------------------------------------------------------------------
@@ -370,8 +374,12 @@ def partial_error(x: np.ndarray, share: float) -> np.ndarray:
 
 
 @functools.cache
-def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = ROWS, seed: int = 1):
-    """The median error of the partial RMS at one width and share, for each kind of row."""
+def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = ROWS, seed: int = 0):
+    """The median error of the partial RMS at one width and share, for each kind of row.
+
+    The first kind, independent normals, draws first from the same seed as ``partial_rms``, whose
+    first width is this one: the same rows, so the chapter shows one error for them, not two.
+    """
     rng = np.random.default_rng(seed)
     return {
         name: float(np.median(partial_error(rows_of(kind, rows, width, rng), share)))

@@ -20,6 +20,7 @@ from .formulas import rms_norm_formula
 
 FLOAT32_DECADES = range(-44, 38, 2)  # from float32's subnormals to just below its largest value
 HALF_PRECISION_ROW = (300.0, 1.0)  # 300**2 exceeds float16's largest value, 65504
+FITTING_ROW = (250.0, 10.0)  # 250**2 = 62,500 still fits: float16 holds it as 62,496
 FAILURE_ULPS = 1000  # an error this large is no longer rounding: the result is simply wrong
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -54,13 +54,14 @@ class Setup:
 
 @dataclass(frozen=True)
 class Run:
-    """One variant's training: the loss at every step and the stream's RMS after each block."""
+    """One variant's training: the loss at every step, the stream's RMS after each block, the trained weights."""
 
     variant: str
     losses: np.ndarray  # (steps + 1,): before the first update, then after each
     stream_rms_before: np.ndarray  # (depth + 1,): RMS of h_0 .. h_depth at initialisation
     stream_rms_after: np.ndarray  # the same after training
     held_out_loss: float  # after training, on examples it never saw
+    weights: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)  # trained, by name
 
     @property
     def final_loss(self) -> float:
@@ -193,7 +194,8 @@ def train(variant: str, setup: Setup = Setup()) -> Run:
     losses.append(loss)
     streams.append(stream)
     held_out_loss, _, _ = loss_and_gradients(weights, *task(setup, held_out=True), variant, setup)
-    return Run(variant, np.array(losses), streams[0], streams[-1], held_out_loss)
+    trained = {name: value.copy() for name, value in weights.items()}
+    return Run(variant, np.array(losses), streams[0], streams[-1], held_out_loss, trained)
 
 
 @functools.cache  # the page and its prediction box ask for the same seeded runs
@@ -206,15 +208,20 @@ def experiment(setup: Setup = Setup()) -> dict[str, Run]:
 
     def trained() -> dict[str, np.ndarray]:
         runs = [train(variant, setup) for variant in VARIANTS]
-        return {f"{run.variant}/{field}": np.asarray(getattr(run, field)) for run in runs for field in _FIELDS}
+        kept_fields = {f"{run.variant}/{name}": np.asarray(getattr(run, name)) for run in runs for name in _FIELDS}
+        kept_weights = {f"{run.variant}/{_WEIGHT}{name}": value for run in runs for name, value in run.weights.items()}
+        return {**kept_fields, **kept_weights}
 
     stored = kept.arrays("training", [__name__], [repr(setup)], trained)
     return {variant: _unpacked(variant, stored) for variant in VARIANTS}
 
 
 _FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
+_WEIGHT = "weight/"  # a kept trained weight's key: "<variant>/weight/<name>"
 
 
 def _unpacked(variant: str, stored) -> Run:
-    fields = {field: stored[f"{variant}/{field}"] for field in _FIELDS}
-    return Run(variant, **{**fields, "held_out_loss": float(fields["held_out_loss"])})
+    fields = {name: stored[f"{variant}/{name}"] for name in _FIELDS}
+    prefix = f"{variant}/{_WEIGHT}"
+    weights = {key.removeprefix(prefix): value for key, value in stored.items() if key.startswith(prefix)}
+    return Run(variant, **{**fields, "held_out_loss": float(fields["held_out_loss"])}, weights=weights)

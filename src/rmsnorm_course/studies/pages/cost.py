@@ -28,6 +28,11 @@ def compared(spread: cost.Spread, name: str, other: str) -> str:
     return f"{name} and {other} were within the run-to-run spread ({span})"
 
 
+def spread_text(spread: cost.Spread) -> str:
+    """A ratio as the table shows it: the median over the rounds, then the lowest and highest round."""
+    return f"{spread.median:.1f} ({spread.low:.1f} to {spread.high:.1f})"
+
+
 def held_in_cache(batch: int, cache: int | None) -> str:
     """Whether the copy's working set, x and the array it writes, fits in the cache the machine reports."""
     if cache is None:
@@ -55,11 +60,13 @@ def values() -> SimpleNamespace:
     cache = cost.last_level_cache()
     batch = int(np.prod(shape)) * np.dtype(np.float32).itemsize
     measured = cost.cost_timings(shape, np.float32)
-    ratios = {d: {n: t.median(n) / t.median(cost.COPY) for n in t.samples} for d, t in measured.items()}
-    fwd, bwd = ratios[cost.FORWARD], ratios[cost.BACKWARD]
-    holds(fwd[cost.COPY] == 1.0, "the copy is the unit")
-    holds(all(np.isfinite(v) and v > 0 for v in [*fwd.values(), *bwd.values()]), "every time is a real time")
-    into_out = measured[cost.FORWARD].ratio(cost.INTO_OUT, cost.COPY)
+    spreads = {d: t.ratios(cost.COPY) for d, t in measured.items()}  # one ratio per contender, round by round
+    ratios = {d: {n: spread.median for n, spread in by_name.items()} for d, by_name in spreads.items()}
+    fwd, bwd = spreads[cost.FORWARD], spreads[cost.BACKWARD]
+    holds(ratios[cost.FORWARD][cost.COPY] == 1.0, "the copy is the unit")
+    timed = [spread for by_name in spreads.values() for name, spread in by_name.items() if name != cost.COPY]
+    holds(all(np.isfinite(t.low) and t.low > 0 for t in timed), "every time is a real time")
+    moves = [t.high / t.low for t in timed]
     sweep = cost.size_sweep()
     slower = [binary_size(n) for n in sweep.slower_than_formula(cost.PACKAGE)]
     speedups = sweep.speedup(cost.PACKAGE)
@@ -77,13 +84,15 @@ def values() -> SimpleNamespace:
         flops=cost.FORWARD_FLOPS_PER_ELEMENT,
         intensity=f"{cost.arithmetic_intensity(np.float32):.1f}",
         ratios=ratios,
-        f_out=format(fwd[cost.INTO_OUT], ".1f"),
-        f_pkg=format(fwd[cost.PACKAGE], ".1f"),
-        f_rms=format(fwd[cost.FORMULA], ".1f"),
-        f_layer=format(fwd[cost.LAYER_FORMULA], ".1f"),
-        b_pkg=format(bwd["rms_norm_backward"], ".1f"),
-        b_rms=format(bwd[cost.FORMULA], ".1f"),
-        b_layer=format(bwd[cost.LAYER_FORMULA], ".1f"),
+        f_out=spread_text(fwd[cost.INTO_OUT]),
+        f_pkg=spread_text(fwd[cost.PACKAGE]),
+        f_rms=spread_text(fwd[cost.FORMULA]),
+        f_layer=spread_text(fwd[cost.LAYER_FORMULA]),
+        b_pkg=spread_text(bwd["rms_norm_backward"]),
+        b_rms=spread_text(bwd[cost.FORMULA]),
+        b_layer=spread_text(bwd[cost.LAYER_FORMULA]),
+        moves_least=f"{min(moves):.2f}",
+        moves_most=f"{max(moves):.2f}",
         rounds=len(measured[cost.FORWARD].samples[cost.COPY]),
         forward_words=compared(
             measured[cost.FORWARD].ratio(cost.LAYER_FORMULA, cost.FORMULA),
@@ -95,7 +104,6 @@ def values() -> SimpleNamespace:
             "backward, the LayerNorm formula",
             "the RMSNorm formula",
         ),
-        into_out_words=f"{into_out.median:.1f} times a copy ({into_out.low:.1f} to {into_out.high:.1f})",
         sweep=sweep,
         sweep_width=cost.SWEEP_WIDTH,
         sweep_smallest=binary_size(cost.SWEEP_BYTES[0]),

@@ -6,15 +6,18 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import modern
+from .. import modern, precision
 from . import holds
 
 
 def values() -> SimpleNamespace:
     decay = modern.gain_decay()
     holds(decay.plain[-1] < 0.5 < 1 < decay.one_plus[-1] < decay.one_plus[0], "plain toward zero, 1 + w toward one")
-    casts = modern.gain_cast_order()
-    holds(casts.differ > 0, "LLaMA's order and Gemma's differ")
+    at_start = modern.gain_cast_order(trained=False)
+    holds(at_start.differ == 0, "at initialisation the two orders give the same bits")
+    casts = precision.cast_order()  # the implementation page's measurement: one quantity, one value
+    holds(casts.differ > 0, "once the gain has moved, LLaMA's order and Gemma's differ")
+    holds(modern.gain_cast_order().max_ulps == casts.max_ulps, "in LLaMA's and Gemma's own code, by as many ulps")
     attention = modern.qk_norm()
     holds(attention.entropy[-1] < 0.01, "without QK-norm each query attends to one key")
     holds(attention.entropy_normed.min() > 0.8 * attention.entropy_normed.max(), "with QK-norm the entropy holds")
@@ -26,8 +29,9 @@ def values() -> SimpleNamespace:
         rate=f"{modern.DECAY_PER_STEP:g}",
         decay=decay,
         steps=f"{decay.steps[-1]:,}",
-        plain_end=f"{decay.plain[-1]:.3f}",
-        one_plus_end=f"{decay.one_plus[-1]:.3f}",
+        plain_end=f"{decay.plain[-1]:.6f}",  # as the box's verdict gives them
+        one_plus_end=f"{decay.one_plus[-1]:.6f}",
+        start_values=f"{at_start.values:,}",
         cast_values=f"{casts.values:,}",
         cast_differ=f"{casts.differ:,}",
         cast_ulps=f"{casts.max_ulps:g}",

@@ -21,6 +21,7 @@ def values() -> SimpleNamespace:
     kinds = modern.partial_rms_by_kind()
     gaussian = kinds[next(iter(kinds))]
     holds(max(kinds.values()) > 5 * gaussian, "heavy tails and outliers are far worse than independent normals")
+    holds(gaussian == partial.error(modern.LLAMA_WIDTHS[0]), "the table's normal rows are the figure's")
     return SimpleNamespace(
         kernels=modern.KERNELS,
         roof=roof,
@@ -31,5 +32,6 @@ def values() -> SimpleNamespace:
         partial=partial,
         kinds=kinds,
         read=modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0]),
+        spread=f"{modern.partial_rms_spread(modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])):.1%}",
         first_width=modern.LLAMA_WIDTHS[0],
     )

@@ -19,6 +19,11 @@ def values() -> SimpleNamespace:
     with np.errstate(over="ignore"):
         formula16 = rms_norm_formula(row, np.ones(len(row), dtype=np.float16), EPS)
         holds(np.isinf(np.square(row)[0]) and np.all(formula16 == 0), "the formula in float16 returns zeros")
+    fits = np.array(precision.FITTING_ROW, dtype=np.float16)
+    fit_out = rms_norm_formula(fits, np.ones(len(fits), dtype=np.float16), EPS)
+    exact = np.array(precision.FITTING_ROW) / np.sqrt(np.mean(np.square(precision.FITTING_ROW)) + EPS)
+    holds(np.all(np.isfinite(np.square(fits))), "every square of the fitting row fits in float16")
+    holds(np.array_equal(np.round(fit_out.astype(float), 2), np.round(exact, 2)), "the formula works, to two decimals")
     upcast = (row.astype(np.float64) / np.sqrt(np.mean(row.astype(np.float64) ** 2) + EPS)).astype(np.float16)
     holds(np.array_equal(rms_norm(row), upcast), "rms_norm computes it in a wider format")
     bf16 = precision.bfloat16()
@@ -37,6 +42,10 @@ def values() -> SimpleNamespace:
         fp16_root=f"{float(np.ceil(np.sqrt(float(fp16.max)))):.0f}",
         half_value=f"{precision.HALF_PRECISION_ROW[0]:g}",
         half_row="[" + ", ".join(f"{v:g}" for v in precision.HALF_PRECISION_ROW) + "]",
+        fit_row="[" + ", ".join(f"{v:g}" for v in precision.FITTING_ROW) + "]",
+        fit_value=f"{precision.FITTING_ROW[0]:g}",
+        fit_square=f"{float(np.square(fits)[0]):,.0f}",
+        fit_out="[" + ", ".join(f"{float(v):.2f}" for v in fit_out) + "]",
         bf16_bits=precision.BFLOAT16_SIGNIFICAND_BITS,
         bf16_exponent_bits=int(fp32.nexp),  # bfloat16 keeps float32's exponent field
         bf16_square=f"{bf16.square_of_row:g}",
