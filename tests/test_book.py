@@ -87,6 +87,11 @@ def test_title_and_author_are_the_projects(pages):
     assert "The RMSNorm course authors" in index.get_text()
 
 
+def typed(values) -> str:
+    """An input as the chapter types it: [3, 4]."""
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
 def expected_values() -> dict[str, list[str]]:
     p, h = evidence.primary(), evidence.history()
     _, production, near_zero = evidence.scale_cards()
@@ -96,7 +101,7 @@ def expected_values() -> dict[str, list[str]]:
         "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
         "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
         "book/scale-and-epsilon": [f"{production.max_difference:.6g}", fmt(near_zero.scaled)],
-        "book/follow-one-vector": [fmt(p.x), fmt(p.forward.output)],
+        "book/follow-one-vector": [typed(p.x), fmt(p.forward.output)],
     }
 
 
