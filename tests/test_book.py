@@ -100,7 +100,7 @@ def expected_values() -> dict[str, list[str]]:
         "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), fmt(p.upstream)],
         "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
         "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
-        "book/scale-and-epsilon": [f"{production.max_difference:.6g}", fmt(near_zero.scaled)],
+        "book/scale-and-epsilon": [f"{production.max_difference:.3g}", fmt(near_zero.scaled)],
         "book/follow-one-vector": [typed(p.x), fmt(p.forward.output)],
     }
 

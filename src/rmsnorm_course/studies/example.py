@@ -15,6 +15,7 @@ IDEAL_EPS = 0.0  # the eps-free formula of the paper
 TINY_INPUT = (0.0003, 0.0004)  # mean square 1.25e-7, below eps
 SMALL_INPUT = (0.006, 0.008)  # the worked example shrunk 500-fold: mean square 5e-5, five times eps
 SCALE_FACTOR = 10.0  # a, the factor the scale cards multiply x by
+FALLEN_TO = 0.8  # a mean(x-hat**2) below the plateau: where has it fallen to this?
 UPSTREAM = (1.0, -2.0)  # grad_output for the backward
 GRADIENT_STEP = 1e-6  # central-difference step of the gradient check
 GRADIENT_TOLERANCE = 2e-6  # largest difference the gradient check accepts

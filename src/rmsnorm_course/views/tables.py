@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from IPython.display import Markdown
 
-from ..core.format import fmt
+from ..core.format import difference, fmt, given
 from ..studies.comparison import IMPLEMENTATIONS, Statistics
 from ..studies.evidence import Evidence, History
 from ..studies.example import ANCHOR, COMPANION
@@ -94,7 +94,10 @@ def scale_cards_table(cards) -> Markdown:
     """Each scale card: x-hat of x and of a*x, and how far apart they are."""
     return markdown_table(
         ["card", "x", "eps", "x-hat(x)", "x-hat(a·x)", "max difference"],
-        [[c.label, fmt(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), f"{c.max_difference:.6g}"] for c in cards],
+        [
+            [c.label, given(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), difference(c.max_difference)]
+            for c in cards
+        ],
     )
 
 
