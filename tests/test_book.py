@@ -97,7 +97,7 @@ def expected_values() -> dict[str, list[str]]:
     _, production, near_zero = evidence.scale_cards()
     return {
         "book/predict": [f"{near_zero.max_difference:.6f}", f"{production.max_difference:.3g}"],
-        "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), fmt(p.upstream)],
+        "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), typed(p.upstream)],
         "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
         "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
         "book/scale-and-epsilon": [f"{production.max_difference:.3g}", fmt(near_zero.scaled)],

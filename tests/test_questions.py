@@ -13,6 +13,7 @@ from predict_check.errors import GradingError, UnknownExercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.questions import COURSE, boundaries, formula, in_the_model
+from rmsnorm_course.studies import evidence
 
 # The values the seed chapter the course was made from prints, typed here from it (not from the package).
 SEED_VALUES = {
@@ -207,3 +208,17 @@ def test_the_output_s_detail_says_whether_the_gain_turns_the_vector():
     for number, inputs in enumerate(exercise.variants):
         detail = exercise.variant(number).solve().detail
         assert ("no longer points the way x does" in detail) == (len(set(inputs["g"])) > 1), inputs
+
+
+def test_the_scaled_gradient_s_verdict_says_which_way_the_sensitivity_moves():
+    exercise = COURSE.exercises["grad-x-scaled"]
+    for number, inputs in enumerate(exercise.variants):
+        words = exercise.variant(number).solve().explanation
+        assert ("shrinks as x grows" in words) == (inputs["scale"] > 1), inputs
+        assert ("grows as x shrinks" in words) == (inputs["scale"] < 1), inputs
+
+
+def test_a_gradient_s_verdict_quotes_the_check_s_largest_difference_as_its_table_does():
+    solution = COURSE.exercises["grad-x"].solve()
+    input_check, _ = evidence.gradient_checks(evidence.primary())
+    assert f"to within {max(c.error for c in input_check.checks):.1e}." in solution.detail
