@@ -1,4 +1,4 @@
-"""The boxes of history.md: From BatchNorm and LayerNorm to pre-norm language models."""
+"""The boxes of history.md: From BatchNorm and LayerNorm to RMSNorm in language models."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""From BatchNorm and LayerNorm to pre-norm models: where the statistics come from, on one row and on many."""
+"""From BatchNorm and LayerNorm to RMSNorm in language models: where the statistics come from, on rows and batches."""
 
 from __future__ import annotations
 
