@@ -12,13 +12,13 @@ from .course import BATCH_SHAPE, COURSE, EXACT, nums, shape_example, stages_of
 
 
 @COURSE.exercise(
-    "mean-square-count",
+    "row-count",
     "How many mean squares",
     f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. How many mean squares does RMSNorm compute for it?",
     EXACT,
     "The formula is written for one feature vector: how many feature vectors does this input hold?",
 )
-def _mean_square_count() -> Solution:
+def _row_count() -> Solution:
     x, *_ = shape_example()
     batch, positions, width = x.shape
     stages = stages_of(x)
