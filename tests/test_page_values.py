@@ -116,3 +116,11 @@ def test_the_narrowest_margin_reads_rightly_whichever_was_faster():
     assert cost.margin(1.25, "1 MiB") == "at 1 MiB, where the formula took 1.25 times as long as rms_norm"
     assert cost.margin(0.8, "1 MiB") == "at 1 MiB, where rms_norm took 1.25 times as long as the formula"
     assert np.isclose(1 / 0.8, 1.25)
+
+
+def test_the_predict_page_s_correction_of_the_seed_stops_if_ten_times_did_lift_the_tiny_vector(monkeypatch):
+    """The page says ten times the tiny vector stays near eps's regime; a factor that lifts it must stop the build."""
+    assert predict.values().tenfold_plateau == f"{1.25 / 2.25:.6f}"  # ms = 1.25 eps: 1.25 / (1.25 + 1)
+    monkeypatch.setattr(predict.example, "SCALE_FACTOR", 100.0)
+    with pytest.raises(UnsupportedClaim, match="not lifted out of the regime"):
+        predict.values()
