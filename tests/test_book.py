@@ -87,16 +87,21 @@ def test_title_and_author_are_the_projects(pages):
     assert "The RMSNorm course authors" in index.get_text()
 
 
+def typed(values) -> str:
+    """An input as the chapter types it: [3, 4]."""
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
 def expected_values() -> dict[str, list[str]]:
     p, h = evidence.primary(), evidence.history()
     _, production, near_zero = evidence.scale_cards()
     return {
         "book/predict": [f"{near_zero.max_difference:.6f}", f"{production.max_difference:.3g}"],
-        "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), fmt(p.upstream)],
+        "book/backward": [fmt(p.grad_x), fmt(p.grad_gain), typed(p.upstream)],
         "book/history": [fmt(h.batch_with_companion), fmt(h.batch_with_itself), fmt(h.rms_mean)],
         "book/boundaries": [fmt(rms_norm_row) for rms_norm_row in evidence.collect().batch_output],
-        "book/scale-and-epsilon": [f"{production.max_difference:.6g}", fmt(near_zero.scaled)],
-        "book/follow-one-vector": [fmt(p.x), fmt(p.forward.output)],
+        "book/scale-and-epsilon": [f"{production.max_difference:.3g}", fmt(near_zero.scaled)],
+        "book/follow-one-vector": [typed(p.x), fmt(p.forward.output)],
     }
 
 
@@ -189,7 +194,7 @@ def test_the_tools_refusals_sit_apart_from_the_requests_a_user_makes(pages):
     users, tools = folded  # both folded, with the side-by-side table before them: the page stays short
     assert "InvalidEpsilon" in users.get_text() and "LogDomainError" not in users.get_text()
     assert "LogDomainError" in tools.get_text() and "InvalidEpsilon" not in tools.get_text()
-    assert "[[3.000000, 4.000000], [0.000000, 5.000000]]" in text_of(soup)
+    assert "[[3, 4], [0, 5]]" in text_of(soup)  # the batch as the page typed it
 
 
 def test_reading_order_puts_each_topic_where_it_is_the_subject(pages):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.core.format import binary_size, fmt
+from rmsnorm_course.core.format import binary_size, difference, fmt, given
 
 
 def test_fmt_writes_six_decimals_for_scalars_and_vectors():
@@ -26,3 +26,14 @@ def test_fmt_writes_six_decimals_for_scalars_and_vectors():
 )
 def test_binary_size_picks_the_largest_unit_that_fits(nbytes, text):
     assert binary_size(nbytes) == text
+
+
+def test_given_writes_an_input_as_it_was_typed():
+    assert given((3.0, 4.0)) == "[3, 4]"
+    assert given(np.array([0.0003, -0.0004])) == "[0.0003, -0.0004]"
+
+
+def test_difference_keeps_the_digits_of_a_small_difference():
+    assert difference(0.7175661) == "0.717566"
+    assert difference(4.4797e-07) == "4.48e-07"
+    assert difference(0.0) == "0"

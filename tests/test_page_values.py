@@ -154,3 +154,11 @@ def test_the_cost_table_the_figure_and_the_prose_show_one_ratio_per_contender(mo
     assert page.ratios[c.FORWARD][c.INTO_OUT] == 2.0  # the figure's bar
     assert page.b_pkg == "6.0 (5.0 to 7.0)"
     assert (page.moves_least, page.moves_most) == ("1.00", "2.00")  # slowest over fastest round: 1 to 2 times
+
+
+def test_the_predict_page_s_correction_of_the_seed_stops_if_ten_times_did_lift_the_tiny_vector(monkeypatch):
+    """The page says ten times the tiny vector stays near eps's regime; a factor that lifts it must stop the build."""
+    assert predict.values().tenfold_plateau == f"{1.25 / 2.25:.6f}"  # ms = 1.25 eps: 1.25 / (1.25 + 1)
+    monkeypatch.setattr(predict.example, "SCALE_FACTOR", 100.0)
+    with pytest.raises(UnsupportedClaim, match="not lifted out of the regime"):
+        predict.values()

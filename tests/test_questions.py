@@ -13,6 +13,7 @@ from predict_check.errors import GradingError, UnknownExercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.questions import COURSE, boundaries, formula, in_the_model
+from rmsnorm_course.studies import evidence
 
 # The values the seed chapter the course was made from prints, typed here from it (not from the package).
 SEED_VALUES = {
@@ -185,3 +186,40 @@ def test_an_unknown_id_names_the_nearest_exercises():
     assert caught.value.boundary == "unknown-exercise"
     with pytest.raises(UnknownExercise, match="expected one of mean-square, reciprocal-rms"):
         COURSE.get(42)
+
+
+@pytest.mark.parametrize("exercise", [e for e in COURSE.exercises.values() if e.variants], ids=lambda e: e.id)
+def test_the_variants_vary_the_answer(exercise):
+    """Practice that always has one answer teaches the answer, not the idea."""
+    answers = {repr(np.round(np.atleast_1d(exercise.variant(i).solve().answer).astype(float), 6).tolist())
+               for i in range(len(exercise.variants))}  # fmt: skip
+    assert len(answers) > 1, answers
+
+
+def test_a_negative_coordinate_is_squared_in_parentheses():
+    """-2^2 reads as -4; the verdict writes (-2)^2."""
+    variant = next(v for i, v in enumerate(COURSE.exercises["mean-square"].variants) if min(v["x"]) < 0)
+    exercise = COURSE.exercises["mean-square"]
+    solution = exercise.variant(exercise.variants.index(variant)).solve()
+    assert "(-2)^2" in solution.explanation and " -2^2" not in solution.explanation
+
+
+def test_the_output_s_detail_says_whether_the_gain_turns_the_vector():
+    exercise = COURSE.exercises["output"]
+    for number, inputs in enumerate(exercise.variants):
+        detail = exercise.variant(number).solve().detail
+        assert ("no longer points the way x does" in detail) == (len(set(inputs["g"])) > 1), inputs
+
+
+def test_the_scaled_gradient_s_verdict_says_which_way_the_sensitivity_moves():
+    exercise = COURSE.exercises["grad-x-scaled"]
+    for number, inputs in enumerate(exercise.variants):
+        words = exercise.variant(number).solve().explanation
+        assert ("shrinks as x grows" in words) == (inputs["scale"] > 1), inputs
+        assert ("grows as x shrinks" in words) == (inputs["scale"] < 1), inputs
+
+
+def test_a_gradient_s_verdict_quotes_the_check_s_largest_difference_as_its_table_does():
+    solution = COURSE.exercises["grad-x"].solve()
+    input_check, _ = evidence.gradient_checks(evidence.primary())
+    assert f"to within {max(c.error for c in input_check.checks):.1e}." in solution.detail

@@ -11,12 +11,16 @@ from rmsnorm_course.views.explorer import TINY, VECTORS
 from rmsnorm_course.views.widgets import ScaleExplorer, readout_rows
 
 
+def as_the_pages_write_it(moved: float) -> str:
+    """A difference as the predict page and the scale cards print it: six decimals, or three figures when tiny."""
+    return f"{moved:.6f}" if abs(moved) >= 1e-3 else f"{moved:.3g}"
+
+
 def test_default_readouts_show_the_worked_example():
     explorer = ScaleExplorer()
     assert fmt(rms_norm([3.0, 4.0], eps=1e-5)) in explorer.readouts.value
-    assert f"{np.max(np.abs(rms_norm([30.0, 40.0], eps=1e-5) - rms_norm([3.0, 4.0], eps=1e-5))):.7g}" in (
-        explorer.readouts.value
-    )
+    moved = np.max(np.abs(rms_norm([30.0, 40.0], eps=1e-5) - rms_norm([3.0, 4.0], eps=1e-5)))
+    assert as_the_pages_write_it(moved) == "4.48e-07" and "4.48e-07" in explorer.readouts.value
 
 
 def test_moving_the_controls_updates_the_readouts():
@@ -28,7 +32,7 @@ def test_moving_the_controls_updates_the_readouts():
     assert fmt(rms_norm(1000.0 * x, eps=1e-2)) in explorer.readouts.value
     assert fmt(rms_norm(x, eps=1e-2)) in explorer.readouts.value
     difference = np.max(np.abs(rms_norm(1000.0 * x, eps=1e-2) - rms_norm(x, eps=1e-2)))
-    assert f"{difference:.7g}" in explorer.readouts.value
+    assert as_the_pages_write_it(difference) in explorer.readouts.value
 
 
 def test_eps_control_reaches_zero_and_scale_control_is_logarithmic():

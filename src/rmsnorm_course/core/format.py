@@ -1,8 +1,10 @@
 """How the chapter writes numbers: six decimals, everywhere.
 
 The book's prose, its tables and figures, the report, the exercises' explanations
-and the tests all print values through ``fmt``, so a number reads the same wherever
-it appears.
+and the tests all print computed values through ``fmt``, so a number reads the same
+wherever it appears. An input the chapter chose is written as it was typed
+(``given``), and a difference that may be far below a millionth keeps its digits
+(``difference``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,16 @@ def fmt(values: Iterable[float] | float | np.ndarray) -> str:
     if array.ndim == 0:
         return f"{float(array):.6f}"
     return "[" + ", ".join(fmt(v) for v in array) + "]"
+
+
+def given(values: Iterable[float]) -> str:
+    """An input as the chapter typed it, not as computed: ``[3, 4]``, ``[0.0003, 0.0004]``."""
+    return "[" + ", ".join(f"{float(v):g}" for v in values) + "]"
+
+
+def difference(value: float) -> str:
+    """How far apart two results are: six decimals, or three significant figures below a thousandth."""
+    return f"{value:.6f}" if abs(value) >= 1e-3 else f"{value:.3g}"
 
 
 def binary_size(nbytes: int) -> str:

@@ -1,4 +1,4 @@
-"""The RMSNorm layer: one named rank-one gain, no bias, normalization over the last axis."""
+"""The RMSNorm layer: one named gain vector (one number per feature), no bias, normalization over the last axis."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class RMSNorm:
 
     @classmethod
     def from_gain(cls, gain: npt.ArrayLike, eps: float = DEFAULT_EPS, name: str = "gain") -> RMSNorm:
-        """Build a layer around an existing rank-one gain (copied, so the caller's array stays theirs)."""
+        """Build a layer around an existing gain vector (copied, so the caller's array stays theirs)."""
         values = check_gain(gain)
         layer = cls(values.shape[0], eps, name)
         layer.gain.value[:] = values

@@ -49,7 +49,7 @@ def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray
         slips=((tuple(slip[0].tolist()), slip[1]),),
         detail=(
             f"Nudging each coordinate up and down by {check.step:g} changes the loss at these rates, "
-            f"to within {max(c.error for c in check.checks):.0e}."
+            f"to within {max(c.error for c in check.checks):.1e}."
         ),
     )
 
@@ -74,8 +74,8 @@ def _grad_gain(x, g, eps, upstream) -> Solution:
 @COURSE.exercise(
     "gain-gradient-shape",
     "The gain gradient's shape",
-    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm, whose gain holds one number per "
-    "feature. What is the shape of the gain's gradient?",
+    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm. What is the shape of the gain's "
+    "gradient, grad_gain?",
     Shape(),
     "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
 )
@@ -106,7 +106,8 @@ def _grad_x_scaled(x, g, upstream, scale) -> Solution:
     factor = float(scaled[0] / grad_x[0])
     return Solution(
         factor,
-        f"{factor:g} = 1/{scale:g}: the output is unchanged, so its sensitivity to each coordinate shrinks as x grows.",
+        f"{factor:g} = 1/{scale:g}: the output is unchanged, so its sensitivity to each coordinate "
+        f"{'shrinks as x grows' if scale > 1 else 'grows as x shrinks'}.",
         slips=(
             (scale, "That is the factor on x; the gradient moves the other way."),
             (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),

@@ -71,7 +71,7 @@ def _zero_row_positive_eps() -> Solution:
             OUTCOMES["error"]: RIGHT,
         }
     ),
-    "This package checks every row before it divides, and says which row it cannot normalize.",
+    "0 / 0 has no value. What should a library that checks its requests do with a row it cannot normalize?",
 )
 def _zero_row_zero_eps() -> Solution:
     option, quoted = _zero_row_outcome(0.0)

@@ -13,6 +13,7 @@ import numpy as np
 
 from predict_check import Course, Number, Vector
 
+from ..core.format import given as nums  # an input as the chapter typed it: [3, 4]
 from ..core.rmsnorm import rms_norm, rms_norm_forward
 from ..studies import example, kept
 
@@ -38,11 +39,6 @@ GAINS = ((2.0, 1.0), (0.5, 0.5), (1.0, -1.0), (2.0, 0.5), (1.5, 0.5))
 def stages_of(x, gain=None, eps=EPS):
     """The worked example's forward pass for any row and gain, every stage kept."""
     return rms_norm_forward(np.asarray(x, dtype=float), None if gain is None else np.asarray(gain, float), eps)
-
-
-def nums(values) -> str:
-    """A vector as the chapter writes it: [3, 4]."""
-    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
 
 X_TEXT, TINY_TEXT = nums(X), nums(TINY)

@@ -8,23 +8,54 @@ from predict_check import RIGHT, Axis, Choice, Number, Place, Shape, Solution
 
 from ..core.format import fmt
 from ..studies import evidence, example
-from .course import BATCH_SHAPE, COURSE, nums, shape_example, stages_of
+from .course import BATCH_SHAPE, COURSE, EXACT, nums, shape_example, stages_of
+
+
+@COURSE.exercise(
+    "row-count",
+    "How many mean squares",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. How many mean squares does RMSNorm compute for it?",
+    EXACT,
+    "The formula is written for one feature vector: how many feature vectors does this input hold?",
+)
+def _row_count() -> Solution:
+    x, *_ = shape_example()
+    batch, positions, width = x.shape
+    stages = stages_of(x)
+    count = int(stages.mean_square.size)
+    return Solution(
+        float(count),
+        f"{count}: one for each of the {batch} x {positions} rows of width {width}.",
+        slips=(
+            (float(width), "That is one per feature; RMSNorm computes one per row, across its features."),
+            (float(x.size), "That is one per number; a mean square averages a whole row."),
+            (float(batch), "That is one per sequence; each position's feature vector has its own."),
+            (1.0, "That is one for the whole input; each row has its own."),
+        ),
+        detail=f"Kept with their axis, as numpy's keepdims=True keeps it, they have shape {stages.mean_square.shape}.",
+    )
 
 
 @COURSE.exercise(
     "output-shape",
     "The output's shape",
-    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. What is the shape of RMSNorm's output?",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. RMSNorm keeps its mean squares with their axis, in shape "
+    f"{[*BATCH_SHAPE[:-1], 1]}, and divides x by sqrt(mean square + eps). What is the shape of the output?",
     Shape(),
-    "RMSNorm rescales each feature vector; does it add, drop or reorder any axis?",
+    "Dividing arrays of two shapes broadcasts them: an axis of length 1 is stretched to match the other.",
 )
 def _output_shape() -> Solution:
     x, _, _, y = shape_example()
+    statistics = stages_of(x).mean_square.shape
     return Solution(
         y.shape,
         f"An input of shape {x.shape} comes out with shape {y.shape}: every axis is kept.",
-        slips=((x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),),
-        detail=f"Each of the {int(np.prod(x.shape[:-1]))} rows of width {x.shape[-1]} is rescaled on its own.",
+        slips=(
+            (statistics, "That is the mean squares' shape; dividing x by them stretches their last axis back."),
+            (x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),
+        ),
+        detail=f"The mean squares' {statistics} broadcast against x's {x.shape}: each row's one number divides "
+        f"all {x.shape[-1]} of its features.",
     )
 
 
@@ -80,7 +111,7 @@ def _anchor_mean(x) -> Solution:
         float(np.mean(normalized)),
         f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted.",
         slips=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
-        detail="A row on one side of zero stays on that side: RMSNorm rescales it and keeps its mean's sign.",
+        detail=f"x-hat is x divided by a positive number, so its mean has the sign of x's own mean, {np.mean(x):g}.",
     )
 
 

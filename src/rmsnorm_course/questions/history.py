@@ -1,4 +1,4 @@
-"""The boxes of history.md: From BatchNorm and LayerNorm to pre-norm language models."""
+"""The boxes of history.md: From BatchNorm and LayerNorm to RMSNorm in language models."""
 
 from __future__ import annotations
 
@@ -8,56 +8,61 @@ from predict_check import RIGHT, Choice, Solution
 
 from ..core.format import fmt
 from ..studies import evidence, example
-from .course import COURSE, nums
+from .course import COURSE, EPS, nums
 
-COMPANION_OPTIONS = {  # (BatchNorm's, LayerNorm's, RMSNorm's output changes) -> the option that says so
-    (True, False, False): "BatchNorm's alone",
-    (False, True, False): "LayerNorm's alone",
-    (False, False, True): "RMSNorm's alone",
-    (True, True, True): "all three norms'",
-    (False, False, False): "none of the three's",
+COMPANION_OPTIONS = {  # what BatchNorm could give the anchor next to a copy of itself -> the option that says so
+    "centred": "[-1, 1]: centred on its own mean",
+    "zeros": "[0, 0]: zero in both features",
+    "unchanged": "[1, 3]: the row left as it is",
+    "nan": "NaN: the batch variance is 0",
 }
+
+
+def _batch_norm_option(h: evidence.History) -> str:
+    """The option that says what BatchNorm gave the anchor next to a copy of itself."""
+    given = h.batch_with_itself
+    for key, same in (
+        ("nan", np.all(np.isnan(given))),
+        ("zeros", np.all(given == 0)),
+        ("centred", np.allclose(given, h.layer_norm_with_itself, atol=1e-5)),
+        ("unchanged", np.allclose(given, example.ANCHOR, atol=1e-5)),
+    ):
+        if same:
+            return COMPANION_OPTIONS[key]
+    raise AssertionError(f"BatchNorm gave {fmt(given)}, which no option says")
 
 
 @COURSE.exercise(
     "companion-changes",
-    "Whose output depends on the batch",
-    f"The row {nums(example.ANCHOR)} is normalized next to {nums(example.COMPANION)}, then next to a copy "
-    "of itself. Whose output for that row changes?",
+    "BatchNorm next to a copy",
+    f"At eps = {EPS:g}, BatchNorm (in training) normalizes a batch of two rows: {nums(example.ANCHOR)} and a "
+    "copy of it. What does it give for the first row?",
     Choice.of(
         {
-            COMPANION_OPTIONS[True, False, False]: RIGHT,
-            COMPANION_OPTIONS[False, True, False]: (
-                "LayerNorm's mean and variance come from the row's own features; a companion cannot reach them."
+            COMPANION_OPTIONS["centred"]: (
+                "That centres the row on its own mean, as LayerNorm does; BatchNorm centres each feature on its mean "
+                "over the batch."
             ),
-            COMPANION_OPTIONS[False, False, True]: (
-                "RMSNorm's mean square comes from the row's own features; a companion cannot reach it."
+            COMPANION_OPTIONS["zeros"]: RIGHT,
+            COMPANION_OPTIONS["unchanged"]: (
+                "BatchNorm centres and scales every feature, whatever the batch; what is each feature's mean here?"
             ),
-            COMPANION_OPTIONS[True, True, True]: (
-                "LayerNorm and RMSNorm take their statistics across one example's features; can a companion "
-                "change those?"
-            ),
-            COMPANION_OPTIONS[False, False, False]: (
-                "One of the three takes its statistics across the examples of the batch, so the companion enters them."
+            COMPANION_OPTIONS["nan"]: (
+                "The variance is 0, but eps keeps the denominator sqrt(0 + eps) above zero: look at the numerator."
             ),
         }
     ),
-    "Which of the three takes its statistics across the examples of a batch?",
+    "BatchNorm subtracts from each feature its mean over the examples of the batch: what is that mean here?",
 )
 def _companion_changes() -> Solution:
     h = evidence.history()
-    changed = (
-        not np.array_equal(h.batch_with_companion, h.batch_with_itself),
-        not np.array_equal(h.layer_norm_with_companion, h.layer_norm_with_itself),
-        not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself),
-    )
-    if changed not in COMPANION_OPTIONS:
-        raise AssertionError(f"the outputs change as {changed}, which no option says")
     return Solution(
-        COMPANION_OPTIONS[changed],
-        "BatchNorm's alone: it takes each feature's statistics across the batch; the other two use one row.",
+        _batch_norm_option(h),
+        "[0, 0]: with two equal rows, each feature's mean over the batch is the row's own value, so nothing is "
+        "left after centring, and eps keeps 0 / sqrt(0 + eps) finite.",
         detail=(
-            f"BatchNorm gives {fmt(h.batch_with_companion)} and then {fmt(h.batch_with_itself)}; LayerNorm gives "
-            f"{fmt(h.layer_norm_with_companion)} both times, RMSNorm {fmt(h.rms_norm_with_companion)} both times."
+            f"Next to {nums(example.COMPANION)} BatchNorm gives {fmt(h.batch_with_companion)} instead: the companion "
+            f"changes it. LayerNorm gives {fmt(h.layer_norm_with_companion)} and RMSNorm (eps = 0) "
+            f"{fmt(h.rms_norm_with_companion)} next to either."
         ),
     )

@@ -7,70 +7,80 @@ import numpy as np
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.rmsnorm import rms_norm
-from ..studies import precision
-from .course import COURSE, X, nums
+from .course import COURSE
 
-HALF = precision.HALF_PRECISION_ROW[0]  # the precision page's float16 example
 HALF_MAX = float(np.finfo(np.float16).max)
+SQUARED = (128.0, 255.0, 256.0, HALF_MAX)  # values to square in float16: which is the largest that stays finite?
+NEIGHBOURS = (2**24 + 1, 2**24)  # two int64 values float32 cannot tell apart
+ROW = f"[{NEIGHBOURS[0]}, {NEIGHBOURS[1]}]"
+FORMATS = (np.float16, np.float32, np.float64)
 
 
-def _float16_square_option(square: np.float16) -> str:
-    """The option that names what float16 made of the square."""
-    if np.isinf(square):
-        return "inf"
-    if np.isnan(square):
-        return "nan"
-    return f"{float(square):g}"
+def _largest_finite_square() -> float:
+    with np.errstate(over="ignore"):
+        squares = np.square(np.array(SQUARED, dtype=np.float16))
+    return max(v for v, square in zip(SQUARED, squares, strict=True) if np.isfinite(square))
 
 
 @COURSE.exercise(
     "half-precision-square",
-    f"{HALF:g} squared in float16",
-    f"In float16, what is {HALF:g} squared?",
+    "The largest square float16 holds",
+    f"Of {', '.join(f'{v:g}' for v in SQUARED[:-1])} and {HALF_MAX:g}, which is the largest whose square is still "
+    "a finite float16?",
     Choice.of(
         {
-            f"{HALF**2:g}": f"{HALF**2:g} is the exact square, but it is larger than any finite float16 can be.",
-            f"{HALF_MAX:g}": (
-                f"{HALF_MAX:g} is float16's largest value, and a result too large to hold is not clamped to it."
-            ),
-            "inf": RIGHT,
-            "nan": "NaN comes from operations with no value, like 0 / 0; squaring a finite number always has one.",
+            "128": "128 squared, 16384, is finite, but so is the square of a larger one of these.",
+            "255": RIGHT,
+            "256": f"256 squared is 65536, just past float16's largest finite value, {HALF_MAX:g}.",
+            f"{HALF_MAX:g}": f"{HALF_MAX:g} is float16's largest value itself; its square is far past it.",
         }
     ),
-    f"float16's largest finite value is {HALF_MAX:g}.",
+    f"float16's largest finite value is {HALF_MAX:g}; compare each square with it.",
 )
 def _half_precision_square() -> Solution:
+    largest = _largest_finite_square()
     with np.errstate(over="ignore"):
-        square = np.square(np.float16(HALF))
+        square, past = np.square(np.float16(largest)), np.square(np.float16(largest + 1))
     return Solution(
-        _float16_square_option(square),
-        f"np.square(np.float16({HALF:g})) is {square}: {HALF**2:g} is past float16's largest value, so it overflows.",
-        detail="A result too large for its format is not clamped: it becomes infinity.",
+        f"{largest:g}",
+        f"{largest:g}: its square, {largest**2:g}, is below {HALF_MAX:g} and float16 holds it as {float(square):g}; "
+        f"{largest + 1:g} squared is {(largest + 1) ** 2:g}, past it.",
+        detail=f"np.square(np.float16({largest + 1:g})) is {past}: a result too large for its format is not clamped "
+        "to the largest value; it becomes infinity.",
     )
+
+
+def _tells_apart(dtype) -> bool:
+    """Whether x-hat of the two neighbours, computed in ``dtype``, has two different coordinates."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.array(NEIGHBOURS, dtype=dtype)
+        x_hat = x / np.sqrt(np.mean(x**2))
+    return bool(np.all(np.isfinite(x_hat)) and x_hat[0] != x_hat[1])
 
 
 @COURSE.exercise(
     "integer-dtype",
-    "Integers in: which dtype out?",
-    f"rms_norm is handed the integer array {nums(X)} (dtype int64). x / RMS needs floating point. In which "
-    "dtype does the output come back, if the package keeps as many of an int64's digits as it can?",
+    "Which format tells two integers apart",
+    f"rms_norm is handed the int64 row {ROW}, that is 2**24 + 1 and 2**24, and computes x / RMS in a "
+    "float format. In which of these must it compute for the two coordinates of x-hat to come out different?",
     Choice.of(
         {
-            "int64": "x / RMS is rarely a whole number, so an integer output would round the result away.",
-            "float16": (
-                f"float16 overflows above {HALF_MAX:g} and keeps about three digits; the policy never "
-                "narrows integers that far."
-            ),
-            "float32": "int64 values can need more than float32's 24 significant bits; the policy does not risk it.",
+            "float16": "float16's largest value is 65504: both coordinates overflow before anything is divided.",
+            "float32": "float32 keeps every whole number only up to 2**24, so 2**24 + 1 rounds to 2**24.",
             "float64": RIGHT,
+            "any float format": "A format must first hold 2**24 + 1 and 2**24 apart; look at each format's bits.",
         }
     ),
-    "Compare the significant bits each float format keeps with an int64's 63.",
+    "Compare the whole numbers each float format holds exactly with 2**24 + 1.",
 )
 def _integer_dtype() -> Solution:
-    dtype = rms_norm(np.array(X, dtype=np.int64)).dtype
+    apart = [np.dtype(dtype).name for dtype in FORMATS if _tells_apart(dtype)]
+    output = rms_norm(np.array(NEIGHBOURS, dtype=np.int64))
+    if apart != [output.dtype.name]:
+        raise AssertionError(f"x-hat's coordinates differ in {apart}, but rms_norm computes integers in {output.dtype}")
     return Solution(
-        str(dtype),
-        f"{dtype}: of the three formats it keeps the most of an int64's digits.",
-        detail=f"rms_norm(np.array({nums(X)}, dtype=int64)) returns {dtype}; integers and bools are computed in it.",
+        apart[0],
+        f"{apart[0]}: of the three formats, only it holds 2**24 + 1 apart from 2**24, so the package computes "
+        "integers in it.",
+        detail=f"rms_norm(np.array({ROW}, dtype=int64)) returns {output.dtype}: [{output[0]:.9f}, {output[1]:.9f}].",
     )

@@ -8,7 +8,7 @@ import numpy as np
 
 from predict_check import RIGHT, Carried, Choice, Number, Solution
 
-from ..core.format import fmt
+from ..core.format import difference, fmt
 from ..core.rmsnorm import rms_norm
 from ..studies import evidence, example
 from .course import (
@@ -41,7 +41,7 @@ from .course import (
     variants=({"x": (1.0, 2.0)}, {"x": (-2.0, 4.0)}, {"x": (2.0, -1.0, 2.0)}, {"x": (0.5, 1.5)}, {"x": (6.0, 8.0)}),
 )
 def _mean_square(x) -> Solution:
-    squares = " + ".join(f"{v:g}^2" for v in x)
+    squares = " + ".join(f"({v:g})^2" if v < 0 else f"{v:g}^2" for v in x)  # (-2)^2, not -2^2 = -4
     mean_square = float(stages_of(x).mean_square[0])
     return Solution(
         mean_square,
@@ -123,45 +123,60 @@ def _output(x, eps, g) -> Solution:
         tuple(forward.output.tolist()),
         f"y = {nums(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
         slips=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
-        detail="The gain rescales each feature on its own, so the output no longer points the way x does.",
+        detail=(
+            "The gain rescales each feature on its own, so the output no longer points the way x does."
+            if len(set(g)) > 1
+            else "A gain that is the same for every feature only stretches x-hat: here the output still points the "
+            "way x does."
+        ),
     )
 
 
 @COURSE.exercise(
     "scaled-ideal",
-    "Ten times x, with eps = 0",
+    "Scaling x, with eps = 0",
     "With eps = 0, multiply x = {x} by {factor}. By how much does x-hat move: what is the largest difference, "
     "coordinate by coordinate, between x-hat of the scaled input and x-hat of x?",
     EXACT,
     "Write x-hat of a*x with eps = 0 and see what happens to a in the numerator and in the RMS.",
     given={"x": X, "factor": FACTOR},
-    variants=(
+    variants=(  # positive factors cancel; a negative one keeps its sign, and x-hat flips
         {"x": (1.0, 2.0), "factor": 100.0},
-        {"x": (-2.0, 4.0), "factor": 0.01},
-        {"x": (6.0, 8.0), "factor": 3.0},
+        {"x": (1.0, 7.0), "factor": -3.0},
+        {"x": (6.0, 8.0), "factor": 0.01},
+        {"x": (5.0, -5.0), "factor": -0.1},
         {"x": (0.5, 1.5), "factor": 1000.0},
-        {"x": (5.0, -12.0), "factor": 0.5},
     ),
 )
 def _scaled_ideal(x, factor) -> Solution:
     card = evidence.scale_card("ideal", x, example.IDEAL_EPS, factor)
+    moved = round(card.max_difference, EXACT.decimals)  # what is left of a positive factor is rounding
+    slips = [
+        (
+            float(np.max(np.abs((factor - 1) * card.original))),
+            "That scales x-hat by the factor; with eps = 0 the factor's size cancels.",
+        ),
+        (
+            float(np.max(np.abs((factor - 1) * np.asarray(x)))),
+            "That is how far x itself moves; x-hat divides the factor out again.",
+        ),
+    ]
+    at_zero = f"at eps = 0 x-hat of {factor:g}x is {fmt(card.scaled)}, and x-hat of x is {fmt(card.original)}"
+    if factor > 0:
+        rounding = f", to rounding ({difference(card.max_difference)})" if card.max_difference else ""
+        return Solution(
+            moved,
+            f"Not at all{rounding}: with eps = 0 the factor {factor:g} cancels.",
+            slips=tuple(slips),
+            detail=f"{factor:g} multiplies the numerator and, through the RMS, the denominator: {at_zero}.",
+        )
+    slips.append((0.0, "The RMS cancels the factor's size, but not its sign."))
     return Solution(
-        round(card.max_difference, EXACT.decimals),  # zero: what is left is rounding, far below six decimals
-        f"Not at all, to rounding ({card.max_difference:.1e}): with eps = 0 the factor {factor:g} cancels.",
-        slips=(
-            (
-                float(np.max(np.abs((factor - 1) * card.original))),
-                "That scales x-hat by the factor; with eps = 0 the factor cancels.",
-            ),
-            (
-                float(np.max(np.abs((factor - 1) * np.asarray(x)))),
-                "That is how far x itself moves; x-hat divides the factor out again.",
-            ),
-        ),
-        detail=(
-            f"{factor:g} multiplies the numerator and, through the RMS, the denominator: x-hat of {factor:g}x is "
-            f"{fmt(card.scaled)}, the same as x-hat of x."
-        ),
+        moved,
+        f"{moved:g}: the RMS cancels the size of {factor:g}, not its sign, so x-hat flips to minus x-hat and moves "
+        "by twice the size of its largest coordinate.",
+        slips=tuple(slips),
+        detail=f"The RMS is never negative: {at_zero}.",
     )
 
 
@@ -229,7 +244,7 @@ def _tiny_normalized(x, eps) -> Solution:
 
 @COURSE.exercise(
     "tiny-scaled",
-    "Ten times the tiny vector",
+    "The tiny vector, scaled",
     "Keep eps = {eps} and multiply x = {x} by {factor}. What is x-hat of the scaled input?",
     PAIR,
     "Scaling x by a multiplies the mean square by a squared; eps stays where it is.",

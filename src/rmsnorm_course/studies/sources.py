@@ -156,6 +156,12 @@ _ENTRIES = (
         "there, and the result cast back with type_as",
     ),
     Source(
+        "pytorch-rms-norm-default-eps",
+        "https://github.com/pytorch/pytorch/blob/3de78edb07f16b05fe8af347d4e2d1d495873d85/aten/src/ATen/native/layer_norm.cpp#L289-L296",
+        "rms_norm_composite: eps.value_or(std::numeric_limits<float>::epsilon()) where the math type is float "
+        "(float16, bfloat16 and float32 inputs), std::numeric_limits<double>::epsilon() for double",
+    ),
+    Source(
         "rmsnorm-paper",
         "https://arxiv.org/abs/1910.07467",
         "Zhang and Sennrich 2019, abstract: RMSNorm rescales by the root mean square alone, keeping rescaling "

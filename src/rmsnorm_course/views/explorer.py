@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.format import fmt
+from ..core.format import difference, fmt
 from ..core.rmsnorm import rms_norm_forward
 from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
@@ -84,7 +84,7 @@ def readout_rows(state: ExplorerState) -> list[tuple[str, str]]:
         ("scale a", f"{state.scale:.6g}"),
         ("x-hat(x)", fmt(state.normalized)),
         ("x-hat(a·x)", fmt(state.scaled_normalized)),
-        ("max |x-hat(a·x) - x-hat(x)|", f"{state.max_difference:.7g}"),
+        ("max |x-hat(a·x) - x-hat(x)|", difference(state.max_difference)),
         ("RMS of a·x", f"{state.scaled_rms:.6g}"),
         ("mean of x-hat(a·x) squared", f"{state.scaled_normalized_mean_square:.6f}"),
     ]

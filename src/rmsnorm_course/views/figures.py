@@ -350,11 +350,11 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
     """
     f = primary.forward
     stages = (
-        ("Input x", primary.x, "-", False, [f"x_{i} = {v:.6f}" for i, v in enumerate(primary.x)]),
-        ("Mean square", None, ":", False, [f"m2 = {fmt(f.mean_square)}"]),
-        ("Reciprocal RMS", None, ":", False, [f"1/rms = {fmt(f.inverse_rms)}", f"eps = {primary.eps:g}"]),
+        ("Input x", primary.x, "-", False, [f"x_{i} = {v:g}" for i, v in enumerate(primary.x)]),  # as typed
+        ("Mean square", None, ":", False, [f"m2 = {fmt(f.mean_square[0])}"]),
+        ("Reciprocal RMS", None, ":", False, [f"1/rms = {fmt(f.inverse_rms[0])}", f"eps = {primary.eps:g}"]),
         ("RMS-rescaled x-hat", f.normalized, "--", False, [f"x-hat_{i} = {v:.6f}" for i, v in enumerate(f.normalized)]),
-        ("Learned gain g", primary.gain, "-.", False, [f"g_{i} = {v:.6f}" for i, v in enumerate(primary.gain)]),
+        ("Learned gain g", primary.gain, "-.", False, [f"g_{i} = {v:g}" for i, v in enumerate(primary.gain)]),
         ("Output y = g * x-hat", f.output, "-", True, [f"y_{i} = {v:.6f}" for i, v in enumerate(f.output)]),
     )
     # Two rows of three boxes, so the text stays readable at page width: the statistics

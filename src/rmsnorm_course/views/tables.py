@@ -7,10 +7,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from IPython.display import Markdown
 
-from ..core.format import fmt
+from ..core.format import difference, fmt, given
 from ..studies.comparison import IMPLEMENTATIONS, Statistics
 from ..studies.evidence import Evidence, History
-from ..studies.example import ANCHOR, COMPANION
+from ..studies.example import ANCHOR, COMPANION, EPS
 from ..studies.refusals import CONTRASTS, PYTORCH_VERSION
 
 
@@ -27,13 +27,14 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], foo
     return Markdown("\n".join(lines))
 
 
-def history_table(history: History) -> Markdown:
+def history_table(h: History) -> Markdown:
+    """The anchor's output from each norm, next to each companion, with the eps each ran at."""
     return markdown_table(
-        [f"output for anchor {fmt(ANCHOR)}", f"batch companion {fmt(COMPANION)}", f"batch companion {fmt(ANCHOR)}"],
+        [f"output for anchor {given(ANCHOR)}", *(f"batch companion {given(c)}" for c in (COMPANION, ANCHOR))],
         [
-            ["BatchNorm (training mode)", fmt(history.batch_with_companion), fmt(history.batch_with_itself)],
-            ["LayerNorm", fmt(history.layer_norm_with_companion), fmt(history.layer_norm_with_itself)],
-            ["RMSNorm (eps = 0)", fmt(history.rms_norm_with_companion), fmt(history.rms_norm_with_itself)],
+            [f"BatchNorm (training mode, eps = {EPS:g})", fmt(h.batch_with_companion), fmt(h.batch_with_itself)],
+            [f"LayerNorm (eps = {EPS:g})", fmt(h.layer_norm_with_companion), fmt(h.layer_norm_with_itself)],
+            ["RMSNorm (eps = 0)", fmt(h.rms_norm_with_companion), fmt(h.rms_norm_with_itself)],
         ],
     )
 
@@ -94,7 +95,10 @@ def scale_cards_table(cards) -> Markdown:
     """Each scale card: x-hat of x and of a*x, and how far apart they are."""
     return markdown_table(
         ["card", "x", "eps", "x-hat(x)", "x-hat(a·x)", "max difference"],
-        [[c.label, fmt(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), f"{c.max_difference:.6g}"] for c in cards],
+        [
+            [c.label, given(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), difference(c.max_difference)]
+            for c in cards
+        ],
     )
 
 

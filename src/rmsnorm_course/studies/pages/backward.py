@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...core.format import fmt
+from ...core.format import fmt, given
 from ...core.tape import tape_rms_norm_gradients
 from .. import evidence, example
 from ..geometry import gradient_picture
@@ -33,11 +33,11 @@ def values() -> SimpleNamespace:
         checks=(input_check, gain_check),
         step=f"{example.GRADIENT_STEP:g}",
         tolerance=f"{example.GRADIENT_TOLERANCE:g}",
-        upstream=fmt(p.upstream),
+        upstream=given(p.upstream),
         grad_x=fmt(p.grad_x),
         grad_gain=fmt(p.grad_gain),
-        x=fmt(p.x),
-        g=fmt(p.gain),
+        x=given(p.x),
+        g=given(p.gain),
         tape_difference=f"{tape_difference:.2g}",
         picture=picture,
         grad_zero=fmt(picture.grad_x),

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...core.format import fmt
+from ...core.format import fmt, given
 from ...core.rmsnorm import rms_norm, rms_norm_backward
 from .. import evidence, example
 from ..example import EPS
@@ -29,9 +29,9 @@ def values() -> SimpleNamespace:
     return SimpleNamespace(
         collected=collected,
         eps=f"{EPS:g}",
-        zero_row=fmt(example.ZERO_ROW),
+        zero_row=given(example.ZERO_ROW),
         zero_out=fmt(collected.zero_output),
-        batch="[" + ", ".join(fmt(row) for row in example.BATCH) + "]",
+        batch="[" + ", ".join(given(row) for row in example.BATCH) + "]",
         batch_row0=fmt(collected.batch_output[0]),
         batch_row1=fmt(collected.batch_output[1]),
         n_boundaries=str(len(collected.rejections)),

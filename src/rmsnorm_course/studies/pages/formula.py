@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...core.format import fmt
+from ...core.format import fmt, given
 from ...core.rmsnorm import rms_norm
 from .. import evidence, example
 from ..geometry import geometry
@@ -26,9 +26,9 @@ def values() -> SimpleNamespace:
     holds(g.largest_layer_sum <= 100 * ROUNDING, "every LayerNorm image sums to zero")
     holds(np.linalg.norm(g.shrink_images[0]) < 0.1 * g.radius, "the image falls inside the circle")
     return SimpleNamespace(
-        spike=fmt(SPIKE),
+        spike=given(SPIKE),
         spike_hat=fmt(spike_hat),
-        anchor=fmt(example.ANCHOR),
+        anchor=given(example.ANCHOR),
         anchor_hat=fmt(history.rms_norm_with_companion),
         anchor_mean=fmt(history.rms_mean),
         geometry=g,

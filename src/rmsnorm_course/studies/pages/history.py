@@ -1,4 +1,4 @@
-"""From BatchNorm and LayerNorm to pre-norm models: where the statistics come from, on one row and on many."""
+"""From BatchNorm and LayerNorm to RMSNorm in language models: where the statistics come from, on rows and batches."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...core.format import fmt
+from ...core.format import fmt, given
 from .. import evidence, example, side_by_side
 from ..comparison import ACTIVATION_OFFSET, ACTIVATION_SEED, ACTIVATION_SHAPE, activation_comparison, identities
 from ..thresholds import ROUNDING
@@ -39,8 +39,9 @@ def values() -> SimpleNamespace:
         zero_rms_mean=f"{zero_mean['RMSNorm'].mean:.6f}",
         zero_rms_std=f"{zero_mean['RMSNorm'].std:.6f}",
         zero_ln_std=f"{zero_mean['LayerNorm'].std:.6f}",
-        anchor=fmt(example.ANCHOR),
-        companion=fmt(example.COMPANION),
+        anchor=given(example.ANCHOR),
+        companion=given(example.COMPANION),
+        eps=f"{example.EPS:g}",
         activations=activations,
         identity_rows=f"{int(np.prod(activations.inputs.shape[:-1])):,}",
         identity_layer=f"{tie.layer_norm_as_rms_norm_of_centered:.1e}",

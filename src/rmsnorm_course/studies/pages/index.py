@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...core.format import fmt
+from ...core.format import given
 from .. import example
 from ..example import EPS
 
 
 def values() -> SimpleNamespace:
-    return SimpleNamespace(x=fmt(example.INPUT), g=fmt(example.GAIN), eps=f"{EPS:g}")
+    return SimpleNamespace(x=given(example.INPUT), g=given(example.GAIN), eps=f"{EPS:g}")

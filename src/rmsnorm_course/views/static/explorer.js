@@ -79,7 +79,7 @@
       format(scale, ".6g"),
       vector6(s.normalized),
       vector6(s.scaledNormalized),
-      format(s.maxDifference, ".7g"),
+      format(s.maxDifference, Math.abs(s.maxDifference) >= 1e-3 ? ".6f" : ".3g"),  // format.difference
       format(s.scaledRms, ".6g"),
       format(s.scaledNormalizedMeanSquare, ".6f"),
     ];
