@@ -57,8 +57,8 @@ def fused_add_rms_norm(h, f, weight, eps=1e-6):
 
 
 def partial_rms_norm(x, weight, share, eps=1e-8):
-    """pRMSNorm: the mean square from the first ``share`` of each row
-    only."""
+    """pRMSNorm: the mean square from the first ``share`` of each
+    row only."""
     k = max(1, int(share * x.shape[-1]))
     mean_square = np.mean(x[..., :k] ** 2, axis=-1, keepdims=True)
     return weight * x / np.sqrt(mean_square + eps)
