@@ -200,14 +200,15 @@
       const ray = clear([], along([[CX, CY], [px, py]]));
       return { labels: [{ node: name, spots: around(px, py), avoid: ray }], avoid: ray };
     }
-    // a line's name stands beside its line, on the side away from the other lines where it can
+    // a line's name stands beside its line: the first of several leans left, the last right
+    const leaning = (k, n) => (n > 1 && k === 0 ? ["end", "middle", "start"] : n > 1 && k === n - 1 ? ["start", "middle", "end"] : ["middle", "start", "end"]);
     const marks = (picture.marks || []).map(([name, value]) => ({ name, at: x(s.at(value)) })).sort((a, b) => a.at - b.at);
     const at = x(s.at(data.answer)), lines = [at, ...marks.map((mark) => mark.at)];
     const others = (own) => clear(lines.filter((line) => Math.abs(line - own) > 1), strokes);
     const labels = marks.map((mark, k) => {
       el("line", { x1: mark.at, y1: TOP + 20, x2: mark.at, y2: BASE, stroke: colour, "stroke-dasharray": "3 3" }, group);
       const node = text(mark.name, { "font-size": 13, fill: colour }, group);
-      const order = k === 0 && marks.length > 1 ? ["end", "middle", "start"] : k === marks.length - 1 && k > 0 ? ["start", "middle", "end"] : ["middle", "start", "end"];
+      const order = leaning(k, marks.length);
       return { node, spots: [0, 1, 2, 3, 4, 5].flatMap((row) => sides(mark.at, TOP + 14 + 20 * row, 5, order)), avoid: others(mark.at) };
     });
     el("line", { x1: at, y1: TOP, x2: at, y2: BASE, stroke: colour, "stroke-width": 2.5 }, group);
