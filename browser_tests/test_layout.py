@@ -1,14 +1,18 @@
 """Every page fits a phone (390 px) and a laptop (1280 px): nothing pushes the page
 sideways, what is wider than the column scrolls on its own and shows that it does,
 no figure's text is drawn smaller than 9 px, and no page is longer than a reader
-will scroll (6,000 px at 1280 px, every answer shown, the review page's folds closed)."""
+will scroll (6,000 px at 1280 px, every answer shown, the review page's folds closed).
+
+Code fits its column on a laptop: no code block (a cell, what it prints, a listing, folded
+or not) scrolls there, and listings set side by side share a line only when each fits; on a
+phone code may scroll, with the cue the line above holds every scroller to."""
 
 from __future__ import annotations
 
 import pytest
 from book_pages import PAGES
 
-from conftest import page_with_errors, show_every_answer
+from conftest import ROOT, SCREENSHOTS, page_with_errors, show_every_answer
 from rmsnorm_course.views import figures
 
 WIDTHS = (390, 1280)
@@ -71,3 +75,45 @@ def test_the_page_fits_the_screen_and_its_text_is_readable(tab, server, page_pat
     assert tiny == [], "drawn text under 9 px"
     if width == 1280:
         assert found["height"] <= LONGEST_PX, f"{found['height']} px long"
+
+
+CODE = """() => {
+  document.querySelectorAll('.bd-article details').forEach(d => { d.open = true; });
+  const scrolls = (pre) => pre.scrollWidth > pre.clientWidth + 1;
+  const blocks = [...document.querySelectorAll('.bd-article pre')].filter(pre => pre.checkVisibility());
+  return {
+    blocks: blocks.length,
+    wider: blocks.filter(scrolls).map(pre => ({code: pre.textContent.trim().split('\\n')[0].slice(0, 50),
+                                                 content: pre.scrollWidth, column: pre.clientWidth})),
+    grids: [...document.querySelectorAll('.bd-article .sd-row')].filter(row => row.querySelector('pre')).map(row =>
+      [...row.children].map(item => ({top: Math.round(item.getBoundingClientRect().top),
+                                      width: item.getBoundingClientRect().width, row: row.clientWidth,
+                                      scrolls: [...item.querySelectorAll('pre')].some(scrolls)}))),
+  };
+}"""
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_code_fits_its_column_on_a_laptop_and_listings_side_by_side_stack_where_they_do_not_fit(tab, server, page_path):
+    """At 1280 px no code block scrolls: one that scrolls with a cue does not count as fitting. At 390 px
+    code may scroll (with the cue the page-fit test holds it to); listings never share a line then."""
+    context, width = tab
+    source = (ROOT / f"{page_path}.md").read_text(encoding="utf-8")
+    page, errors = page_with_errors(context, f"{server}/{page_path}.html")
+    found = page.evaluate(CODE)
+    grids = page.locator(".bd-article .sd-container-fluid:has(pre)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for number in range(grids.count()):
+        name = f"listings-{page_path.split('/')[-1]}-{number + 1}-{width}.png"
+        grids.nth(number).screenshot(path=str(SCREENSHOTS / name))
+    page.close()
+
+    assert errors == []
+    assert found["blocks"] >= source.count("{literalinclude}")  # every listing is measured, folded or not
+    if width == 1280:
+        assert found["wider"] == [], "code wider than its column on a laptop"
+    assert len(found["grids"]) == source.count("{grid}")
+    for grid in found["grids"]:
+        for item in grid:
+            beside = [other for other in grid if other is not item and other["top"] == item["top"]]
+            assert not (item["scrolls"] and beside), f"a listing that does not fit shares its line: {grid}"

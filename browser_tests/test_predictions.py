@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from leaks import expected_renderings
 
-from conftest import HTML, ROOT, QuietHandler, page_with_errors
+from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from predict_check import reading
 from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
@@ -934,6 +934,93 @@ def test_a_picture_box_is_answered_on_its_figure_and_graded_as_typed(
     command = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "--answers", str(path), "-q"]
     grader = subprocess.run([*command, "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT)
     assert grader.stdout.strip().splitlines()[-1] == f"score: 1/{len(COURSE.exercises)}"
+    assert errors == []
+    context.close()
+
+
+LABELS = """(svg) => {
+  const frame = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  });
+  const across = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
+                        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+  return {
+    count: texts.length,
+    overlapping: texts.flatMap((a, i) => texts.slice(i + 1).filter(b => across(a, b))
+                                              .map(b => a.text + ' / ' + b.text)),
+    outside: texts.filter(t => t.left < frame.left - 0.5 || t.right > frame.right + 0.5
+                            || t.top < frame.top - 0.5 || t.bottom > frame.bottom + 0.5).map(t => t.text),
+  };
+}"""
+
+# Every figure a box draws (its own and each variant's), in the box's own column, with the guess at
+# each of ``values``, before the truth is drawn and after: the labels that overlap or leave the figure.
+SWEEP = (
+    """(box, sweeps) => {
+  const labels = """
+    + LABELS
+    + """;
+  const data = JSON.parse(box.querySelector('script.prediction-data').textContent);
+  return [data, ...data.variants].flatMap((figureData, number) => {
+    const holder = document.createElement('div');
+    holder.className = 'prediction-figure';
+    box.append(holder);
+    const figure = window.predictCheckPicture.draw(holder, figureData, () => {});
+    const found = [];
+    for (const truth of [false, true]) {
+      if (truth) figure.reveal();
+      for (const value of sweeps[number]) {
+        figure.typed(String(value));
+        found.push({variant: number, value, truth, ...labels(holder.querySelector('svg'))});
+      }
+    }
+    holder.remove();
+    return found;
+  });
+}"""
+)
+
+
+def _placements(exercise) -> list[float]:
+    """Where a learner might put the marker: the answer, each line the truth draws, the axis's ends, and between."""
+    axis, solution = exercise.kind.axis, exercise.solve()
+    marks = [value for _, value in (solution.picture or {}).get("marks", [])]
+    if axis.scale == "angle":
+        return [solution.answer, *range(0, 360, 15)]
+    between = np.geomspace(axis.low, axis.high, 13) if axis.scale == "log" else np.linspace(axis.low, axis.high, 13)
+    return [solution.answer, *marks, *(float(v) for v in between)]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("exercise_id", list(PLACED))
+def test_a_picture_s_labels_never_overlap_wherever_the_guess_stands_in_every_variant(
+    browser, server, exercise_id, width
+):
+    exercise = PLACED[exercise_id]
+    figures = [exercise, *(exercise.variant(number) for number in range(len(exercise.variants)))]
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    _shown_but(context, exercise_id)
+    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
+    page.wait_for_function(READY)
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    box.scroll_into_view_if_needed()
+    found = box.evaluate(SWEEP, [_placements(figure) for figure in figures])
+    assert len(found) == 2 * sum(len(_placements(figure)) for figure in figures)
+    assert all(f["count"] >= (2 if f["truth"] else 1) for f in found)  # the guess's label, and the truth's
+    assert [f for f in found if f["overlapping"] or f["outside"]] == []
+
+    # the box itself, answered right: its truth drawn beside the guess
+    field = box.locator("input.prediction-input")
+    field.fill(repr(float(exercise.solve().answer)))
+    field.press("Enter")
+    assert box.locator(".prediction-verdict").get_attribute("data-outcome") == "correct"
+    drawn = box.locator(":scope > .prediction-figure svg")
+    shown = drawn.evaluate(LABELS)
+    assert shown["overlapping"] == [] and shown["outside"] == [] and shown["count"] > 2
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    box.locator(":scope > .prediction-figure").screenshot(path=str(SCREENSHOTS / f"picture-{exercise_id}-{width}.png"))
     assert errors == []
     context.close()
 

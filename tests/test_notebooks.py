@@ -8,6 +8,9 @@ In JupyterLab, what follows a chapter box waits as it does in the book: each box
 followed by a heading that opens collapsed, whose section is everything up to the next
 box's heading, and a closing heading ends the last one; the book, where the page waits
 by itself, leaves those headings out.
+
+The code a page shows, its cells and the package's objects it lists, is written to fit a
+laptop's column (browser_tests/test_layout.py measures it in the built pages).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import jupytext
 import pytest
 from pybtex.database import parse_file
+from sphinx.pycode import ModuleAnalyzer
 
 from predict_check.box import GO_ON, KEPT_NOTE, PAGE_END
 
@@ -29,6 +33,9 @@ HIDDEN_TAGS = {"remove-input", "hide-input"}
 BOX = re.compile(r'^Prediction\("[a-z0-9-]+"\)$')  # a chapter box; the review page's boxes hold nothing back
 # The heading after each chapter box, as the page's source holds it: collapsed in JupyterLab, left out of the book.
 GO_ON_CELL = {"source": f"# {GO_ON}", "metadata": {"jp-MarkdownHeadingCollapsed": True, "tags": ["remove-cell"]}}
+# What the narrowest column a laptop (1280 px) gives code holds, a listing in a dropdown: 73 characters.
+CODE_COLUMNS = 72
+LISTING = re.compile(r"```\{literalinclude\} (\S+)\n((?::[^\n]*\n)*)")
 
 
 def ids(paths: list[Path]) -> list[str]:
@@ -66,6 +73,27 @@ def test_prose_uses_only_markup_both_renderers_understand(page):
     text = page.read_text()
     for markup in ("{glue", "{cite", "myst_nb"):
         assert markup not in text, f"{markup} does not render, or does not run, in JupyterLab"
+
+
+def listed_lines(page: Path) -> list[str]:
+    """The lines of each object the page lists, cut from its file as the book's listing cuts them."""
+    lines = []
+    for path, options in LISTING.findall(page.read_text()):
+        source = (page.parent / path).resolve()
+        found = re.search(r":pyobject: (\S+)", options)
+        start, end = ModuleAnalyzer.for_file(str(source), "").find_tags()[found.group(1)][1:] if found else (1, None)
+        lines += source.read_text().splitlines()[start - 1 : end]
+    return lines
+
+
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
+def test_every_line_of_code_a_page_shows_fits_a_laptop_s_column(page):
+    """Its cells (a folded one opens) and its listings; a cell the book removes is not shown there."""
+    lines = listed_lines(page)
+    for cell in jupytext.read(page).cells:
+        if cell.cell_type == "code" and not {"remove-input", "remove-cell"} & set(cell.metadata.get("tags", [])):
+            lines += cell.source.splitlines()
+    assert [line for line in lines if len(line) > CODE_COLUMNS] == []
 
 
 def is_page_end(cell) -> bool:

@@ -19,22 +19,39 @@ class RMSNorm:
     [0.848528, 1.13137]
     """
 
-    def __init__(self, width: int, eps: float = DEFAULT_EPS, name: str = "gain"):
-        if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
-            raise EmptyFeatureWidth(f"layer width is {shown(width)}; expected a whole number of features >= 1")
+    def __init__(
+        self,
+        width: int,
+        eps: float = DEFAULT_EPS,
+        name: str = "gain",
+    ):
+        whole = isinstance(width, (int, np.integer))
+        if isinstance(width, bool) or not whole or width < 1:
+            expected = "expected a whole number of features >= 1"
+            raise EmptyFeatureWidth(
+                f"layer width is {shown(width)}; {expected}",
+            )
         self.eps = check_eps(eps)
         try:
             ones = np.ones(int(width))
-        except (ValueError, MemoryError):  # more elements than numpy can index, or than memory holds
+        except (ValueError, MemoryError):
+            # more elements than numpy can index, or than memory holds
             raise FeatureWidthTooLarge(
-                f"layer width is {shown(width)}: no gain that wide fits in this machine's memory; "
-                "expected the width of the features the layer normalizes"
+                f"layer width is {shown(width)}: no gain that wide "
+                "fits in this machine's memory; expected the width "
+                "of the features the layer normalizes"
             ) from None
         self.gain = NamedParameter(name, ones)
 
     @classmethod
-    def from_gain(cls, gain: npt.ArrayLike, eps: float = DEFAULT_EPS, name: str = "gain") -> RMSNorm:
-        """Build a layer around an existing gain vector (copied, so the caller's array stays theirs)."""
+    def from_gain(
+        cls,
+        gain: npt.ArrayLike,
+        eps: float = DEFAULT_EPS,
+        name: str = "gain",
+    ) -> RMSNorm:
+        """Build a layer around an existing gain vector (copied,
+        so the caller's array stays theirs)."""
         values = check_gain(gain)
         layer = cls(values.shape[0], eps, name)
         layer.gain.value[:] = values
@@ -54,9 +71,15 @@ class RMSNorm:
         """The output alone, so large inputs take the fast path."""
         return rms_norm(x, self.gain.value, self.eps)
 
-    def backward(self, x: npt.ArrayLike, grad_output: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    def backward(
+        self,
+        x: npt.ArrayLike,
+        grad_output: npt.ArrayLike,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(grad_x, grad_gain)`` for this layer at input ``x``."""
-        return rms_norm_backward(x, self.gain.value, self.eps, grad_output)
+        gain = self.gain.value
+        return rms_norm_backward(x, gain, self.eps, grad_output)
 
     def __repr__(self) -> str:
-        return f"RMSNorm(width={self.width}, eps={self.eps}, name={self.gain.name!r})"
+        width, eps, name = self.width, self.eps, self.gain.name
+        return f"RMSNorm(width={width}, eps={eps}, name={name!r})"

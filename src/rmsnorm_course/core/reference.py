@@ -113,42 +113,60 @@ def outside(totals: np.ndarray, low: float, high: float) -> np.ndarray | None:
     return np.flatnonzero(~((totals >= low) & (totals <= high)))
 
 
-def normalize_rescaled(rows: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The scaled path for rows whose squares overflow or underflow, and all-zero rows (eps > 0 here)."""
+def normalize_rescaled(
+    rows: np.ndarray,
+    eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The scaled path for rows whose squares overflow or underflow, and
+    all-zero rows (eps > 0 here)."""
     largest = np.max(np.abs(rows), axis=-1, keepdims=True)
-    largest[largest == 0] = 1.0  # an all-zero row: x-hat is 0, and 1/RMS is 1/sqrt(eps)
+    # an all-zero row: x-hat is 0, and 1/RMS is 1/sqrt(eps)
+    largest[largest == 0] = 1.0
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         scaled = rows / largest
-        scaled_mean_square = (row_dots(scaled, scaled) / rows.shape[-1]).astype(rows.dtype)[:, None]
+        dots = row_dots(scaled, scaled) / rows.shape[-1]
+        scaled_mean_square = dots.astype(rows.dtype)[:, None]
         scaled_eps = (eps / largest) / largest
         denominator = np.sqrt(scaled_mean_square + scaled_eps)
         inverse_rms = (1.0 / denominator) / largest
         mean_square = scaled_mean_square * largest * largest
         normalized = scaled / denominator
 
-    # Where eps/M**2 swamps mean((x/M)**2) <= 1, the row is eps-dominated: x-hat is
-    # x / sqrt(eps), computed directly so that eps/M**2 cannot overflow it to zero.
-    eps_dominated = (scaled_eps * np.finfo(rows.dtype).eps > 4.0)[..., 0]
+    # Where eps/M**2 swamps mean((x/M)**2) <= 1, the row is
+    # eps-dominated: x-hat is x / sqrt(eps), computed directly so that
+    # eps/M**2 cannot overflow it to zero.
+    machine_eps = np.finfo(rows.dtype).eps
+    eps_dominated = (scaled_eps * machine_eps > 4.0)[..., 0]
     if eps_dominated.any():
-        normalized[eps_dominated] = rows[eps_dominated] / np.sqrt(rows.dtype.type(eps))
-        inverse_rms[eps_dominated] = 1.0 / np.sqrt(rows.dtype.type(eps))
+        root_eps = np.sqrt(rows.dtype.type(eps))
+        normalized[eps_dominated] = rows[eps_dominated] / root_eps
+        inverse_rms[eps_dominated] = 1.0 / root_eps
     return mean_square, inverse_rms, normalized
 
 
-def gradients(x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The closed-form backward in the compute dtype, as ``rms_norm_backward``'s docstring derives it.
+def gradients(
+    x: np.ndarray,
+    gain: np.ndarray,
+    eps: float,
+    grad_output: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The closed-form backward in the compute dtype, as
+    ``rms_norm_backward``'s docstring derives it.
 
-    With r = 1/RMS and x-hat from ``normalize`` and u = grad_output * g, in the order the
-    blocked kernel takes too:
+    With r = 1/RMS and x-hat from ``normalize`` and u = grad_output * g,
+    in the order the blocked kernel takes too:
 
-        grad_x    = u * r - x-hat * c,   c = r * mean(u * x-hat), from ``row_dots``, rounded once
-        grad_gain = the sum of grad_output * x-hat over every row, one row after another
+        grad_x    = u * r - x-hat * c,   c = r * mean(u * x-hat),
+                    from ``row_dots``, rounded once
+        grad_gain = the sum of grad_output * x-hat over every row,
+                    one row after another
     """
     width = x.shape[-1]
     _, inverse, normalized = normalize(x, eps)
     rows, r = normalized.reshape(-1, width), inverse.reshape(-1, 1)
     upstream = grad_output.reshape(-1, width)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # what overflows, overflowed in the formula too
+    # what overflows, overflowed in the formula too
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         u = upstream * gain
         c = projection_scale(row_dots(u, rows), r[:, 0], width)[:, None]
         grad_x = u * r - rows * c

@@ -149,20 +149,35 @@ class TapeRMSNormForward:
     output: Tensor
 
 
-def tape_rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> TapeRMSNormForward:
-    """RMSNorm from primitives: x*x -> mean (kept) -> + eps -> log -> * -0.5 -> exp -> * x -> * gain.
+def tape_rms_norm(
+    x: npt.ArrayLike,
+    gain: npt.ArrayLike | None = None,
+    eps: float = DEFAULT_EPS,
+) -> TapeRMSNormForward:
+    """RMSNorm from primitives: x*x -> mean (kept) -> + eps -> log
+    -> * -0.5 -> exp -> * x -> * gain.
 
-    The tape computes the formula as written, with none of the reference's
-    rescaling, so it refuses rows whose squares leave the float range.
+    The tape computes the formula as written, with none of the
+    reference's rescaling, so it refuses rows whose squares leave the
+    float range.
     """
     x_value, gain_value, eps, _ = validated(x, gain, eps)
     x, gain = Tensor(x_value), Tensor(gain_value)
-    with np.errstate(over="ignore"):  # an overflow is reported by row just below
+    # an overflow is reported by row just below
+    with np.errstate(over="ignore"):
         mean_square = (x * x).mean(axis=-1)
     _check_mean_square(mean_square.value, eps)
     inverse_rms = ((mean_square + eps).log() * -0.5).exp()
     normalized = x * inverse_rms
-    return TapeRMSNormForward(x, gain, mean_square, inverse_rms, normalized, normalized * gain)
+    output = normalized * gain
+    return TapeRMSNormForward(
+        x,
+        gain,
+        mean_square,
+        inverse_rms,
+        normalized,
+        output,
+    )
 
 
 def tape_rms_norm_gradients(

@@ -150,11 +150,20 @@ def model_norm(config: Config) -> Norm:
     return functools.partial(rms_norm, eps=config.eps)
 
 
-@one_blas_thread  # products of a few rows by matrices a few hundred wide: more threads only wait on each other
-def forward(weights: Weights, config: Config, token_ids: npt.ArrayLike, norm: Norm | None = None) -> Trace:
-    """Run the model over ``token_ids`` and keep every stage the chapter measures.
+# products of a few rows by matrices a few hundred wide: more threads
+# only wait on each other
+@one_blas_thread
+def forward(
+    weights: Weights,
+    config: Config,
+    token_ids: npt.ArrayLike,
+    norm: Norm | None = None,
+) -> Trace:
+    """Run the model over ``token_ids``; keep every stage the chapter
+    measures.
 
-    ``norm`` replaces every RMSNorm (``model_norm`` by default): another eps, or LayerNorm.
+    ``norm`` replaces every RMSNorm (``model_norm`` by default): another
+    eps, or LayerNorm.
     """
     norm = norm or model_norm(config)
     token_ids = np.asarray(token_ids, dtype=np.int64)
@@ -162,7 +171,8 @@ def forward(weights: Weights, config: Config, token_ids: npt.ArrayLike, norm: No
     h = weights.embedding[token_ids]
     stream, halfway = [h], []
     for block in weights.blocks:
-        h = h + attention(norm(h, block.attention_norm), block, config, cos, sin)
+        read = norm(h, block.attention_norm)
+        h = h + attention(read, block, config, cos, sin)
         halfway.append(h)
         h = h + feed_forward(norm(h, block.ffn_norm), block)
         stream.append(h)

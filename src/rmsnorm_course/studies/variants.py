@@ -2,7 +2,10 @@
 
 These are for reading: each is the formula as the model's reference code computes
 it, in numpy, with no checks. The chapter's experiments (``modern``) measure what
-each changes; ``rms_norm`` stays the one careful implementation.
+each changes; ``rms_norm`` stays the one careful implementation. The pages list
+these functions whole, so each is written to fit the page's column (72 characters)
+in as few lines as the model's own code: every argument but ``heads`` (an int),
+``share`` (a float) and ``branch`` (a function of an array) is a numpy array.
 """
 
 from __future__ import annotations
@@ -10,43 +13,52 @@ from __future__ import annotations
 import numpy as np
 
 
-def rms(x: np.ndarray, eps: float) -> np.ndarray:
+def rms(x, eps):
     """x / sqrt(mean(x**2) + eps) over the last axis."""
     return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
 
 
-def llama_rms_norm(x: np.ndarray, weight: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """LLaMA: normalize in float32, cast back to x's dtype, then multiply by the gain."""
+def llama_rms_norm(x, weight, eps=1e-6):
+    """LLaMA: normalize in float32, cast back to x's dtype, then
+    multiply by the gain."""
     return rms(x.astype(np.float32), eps).astype(x.dtype) * weight
 
 
-def gemma_rms_norm(x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Gemma: the gain is stored as 1 + w and applied in float32, before the one cast back."""
-    return (rms(x.astype(np.float32), eps) * (1 + w.astype(np.float32))).astype(x.dtype)
+def gemma_rms_norm(x, w, eps=1e-6):
+    """Gemma: the gain is stored as 1 + w and applied in float32,
+    before the one cast back."""
+    gain = 1 + w.astype(np.float32)
+    return (rms(x.astype(np.float32), eps) * gain).astype(x.dtype)
 
 
-def qk_norm_per_head(q: np.ndarray, heads: int, weight: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Gemma 3, Qwen3: split the query into heads, then normalize each head over its own width."""
+def qk_norm_per_head(q, heads, weight, eps=1e-6):
+    """Gemma 3, Qwen3: split the query into heads, then normalize each
+    head over its own width."""
     return rms(q.reshape(*q.shape[:-1], heads, -1), eps) * weight
 
 
-def qk_norm_across_heads(q: np.ndarray, heads: int, weight: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """OLMo 2: normalize the whole query projection, every head at once, then split it into heads."""
+def qk_norm_across_heads(q, heads, weight, eps=1e-6):
+    """OLMo 2: normalize the whole query projection, every head at once,
+    then split it into heads."""
     return (rms(q, eps) * weight).reshape(*q.shape[:-1], heads, -1)
 
 
-def sandwich_block(h: np.ndarray, branch, eps: float = 1e-6) -> np.ndarray:
-    """Gemma 2: a norm before the branch and another on what it returns, before the residual addition."""
+def sandwich_block(h, branch, eps=1e-6):
+    """Gemma 2: a norm before the branch and another on what it returns,
+    before the residual addition."""
     return h + rms(branch(rms(h, eps)), eps)
 
 
-def fused_add_rms_norm(h: np.ndarray, f: np.ndarray, weight: np.ndarray, eps: float = 1e-6):
-    """One pass: add the branch to the stream, keep the new stream, and normalize it."""
+def fused_add_rms_norm(h, f, weight, eps=1e-6):
+    """One pass: add the branch to the stream, keep the new stream, and
+    normalize it."""
     h = h + f
     return h, rms(h, eps) * weight
 
 
-def partial_rms_norm(x: np.ndarray, weight: np.ndarray, share: float, eps: float = 1e-8) -> np.ndarray:
-    """pRMSNorm: the mean square from the first ``share`` of each row only."""
+def partial_rms_norm(x, weight, share, eps=1e-8):
+    """pRMSNorm: the mean square from the first ``share`` of each
+    row only."""
     k = max(1, int(share * x.shape[-1]))
-    return weight * x / np.sqrt(np.mean(x[..., :k] ** 2, axis=-1, keepdims=True) + eps)
+    mean_square = np.mean(x[..., :k] ** 2, axis=-1, keepdims=True)
+    return weight * x / np.sqrt(mean_square + eps)
