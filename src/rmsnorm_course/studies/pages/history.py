@@ -31,7 +31,7 @@ def values() -> SimpleNamespace:
     holds(rms_lines < layer_lines, "RMSNorm's code is shorter")
     holds(abs(zero_mean["RMSNorm"].rms - 1) < 1e-5 and abs(zero_mean["LayerNorm"].mean) < 1e-12, "zero-mean rows")
     return SimpleNamespace(
-        rms_lines=rms_lines,
+        rms_lines=f"{rms_lines} line{'s' * (rms_lines != 1)}",
         layer_lines=layer_lines,
         side_eps=f"{side_by_side.SIDE_BY_SIDE_EPS:g}",
         side_shape=str(side_by_side.ACTIVATIONS),
