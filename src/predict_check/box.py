@@ -278,7 +278,7 @@ class KernelAnswers:
             self.adopt(read_typed(course, self.folder / FILE_NAME))
 
     def adopt(self, saved: Predictions) -> None:
-        """Take in the predictions of a saved file, each judged as it was typed; those the grader cannot read stay out."""
+        """Take in a saved file's predictions, each judged as typed; those the grader cannot read stay out."""
         for exercise_id, last in saved.last.items():
             exercise = self.course.exercises[exercise_id]
             first = saved.first.get(exercise_id, last)

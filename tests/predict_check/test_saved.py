@@ -238,7 +238,9 @@ def test_a_kernel_s_tally_counts_what_other_kernels_saved_once_it_saves(tmp_path
 def test_a_file_the_boxes_did_not_write_gives_the_tally_nothing_and_is_left_as_it_is(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "answers.toml").write_text('mean-square = 12.5\nmy-notes = "mine"\n', encoding="utf-8")
-    assert KernelAnswers(COURSE).count() == f"0 of {len(COURSE.exercises)} checked, 0 right now, 0 right on the first try"
+    assert (
+        KernelAnswers(COURSE).count() == f"0 of {len(COURSE.exercises)} checked, 0 right now, 0 right on the first try"
+    )
     assert (tmp_path / "answers.toml").read_text(encoding="utf-8") == 'mean-square = 12.5\nmy-notes = "mine"\n'
 
 
