@@ -119,6 +119,23 @@ def _mutate(text: str, rng: random.Random) -> str:
     return text[:where] + insert + text[where:]
 
 
+# numpy's and PyTorch's print formats, and text built to make a reader of them backtrack
+PRINTED = [
+    "array([0.84852814, 1.13137026])",
+    "[0.84852814 1.13137026]",
+    "np.float64(12.5)",
+    "numpy.int64(8)",
+    "tensor(12.5000)",
+    "tensor([0.8485, 1.1314], dtype=torch.float64)",
+    "tensor(0.2828, grad_fn=<MulBackward0>)",
+    "torch.Size([2, 5, 3])",
+    "array(" + ", a=      " * 49 + "!",
+    "tensor(" + "(" * 200 + ")",
+    "array([1, 2], dtype=int32",
+    "Array([1, 2])",
+]
+
+
 def _near(value: float, rng: random.Random) -> str:
     places = rng.randint(0, 9)
     shift = rng.choice([0, 0, 1, -1, 5, -5]) * 10.0 ** -rng.randint(4, 8)
@@ -133,22 +150,34 @@ def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -
     kind, solution = exercise.kind, exercise.solve()
     seeds = [kind.toml(solution.answer).strip('"'), "", " ", "twelve", "[]", "()", "[1, 2", "1e999", "9" * 400]
     seeds += ["1/4", "-3/0", " 25 / 2 ", "1e-5/3", "0,28", "-12,5", "8 bytes", "8B", "8 MiB", "4%", "2x5x3", "2 X 5"]
+    seeds += [*PRINTED, "116.6\u00b0", "116.6 degrees", "-243.4 deg", "117 \u00b0C", "Option B", "option (c)", "B - A"]
     seeds += [kind.toml(value).strip('"') for value, _ in solution.slips]
     for _ in range(40):
         if isinstance(kind, Place):
             seeds.append(_near(solution.answer * rng.choice([1, 1.05, 0.9, 1.2, 0.86, 1.15]), rng))
             seeds.append(str(solution.answer + rng.choice([-360, 360, 720, -5, 5, 4.9, -5.1, 180])))
+            seeds.append(_near(solution.answer, rng) + rng.choice(["\u00b0", " degrees", " degree", "deg", " rad"]))
         elif isinstance(kind, Number):
             seeds.append(_near(solution.answer, rng))
             seeds.append(f"{rng.randint(-9, 99)}/{rng.randint(0, 9)}")
             seeds.append(f"{_near(solution.answer, rng)} {rng.choice(['bytes', 'byte', 'B', 'b', 'MiB', 'or so'])}")
+            seeds.append(
+                rng.choice(["np.float64({})", "tensor({})", "array({})", "tensor({}, dtype=torch.float64)"]).format(
+                    _near(solution.answer, rng)
+                )
+            )
         elif isinstance(kind, Vector):
             body = ", ".join(_near(v, rng) for v in solution.answer)
             seeds.append(rng.choice(["[{}]", "({})", "[{},]", "{}", "{},"]).format(body))
+            spaced = "  ".join(_near(v, rng) for v in solution.answer)  # numpy's print format, spaced
+            printed = rng.choice(
+                ["array([{}])", "tensor([{}])", "array([{}], dtype=float32)", "tensor([{}], requires_grad=True)"]
+            )
+            seeds += [f"[{spaced}]", f"[ {spaced} ]", printed.format(body)]
         elif isinstance(kind, Shape):
             sizes = [str(n + rng.choice([0, 0, 1])) for n in solution.answer]
-            separator = rng.choice([", ", ",", " , ", "x", " x ", "\u00d7", "X"])
-            seeds.append(rng.choice(["({})", "[{}]", "{}", "({},)"]).format(separator.join(sizes)))
+            separator = rng.choice([", ", ",", " , ", "x", " x ", "\u00d7", "X", " "])
+            seeds.append(rng.choice(["({})", "[{}]", "{}", "({},)", "torch.Size([{}])"]).format(separator.join(sizes)))
         else:
             assert isinstance(kind, Choice)
             index = rng.randrange(len(kind.options))
@@ -164,6 +193,13 @@ def generated(exercise_id: str, count: int = STRINGS_PER_KIND, seed: int = 20) -
                         words.upper() + ".",
                         f"{letter}) {words}",
                         f"{letter}.  {words}",
+                        f"Option {letter}",
+                        f"option {letter.lower()}.",
+                        f"{letter} - {words}",
+                        f"{letter} \u2013 {words}",
+                        f"{letter}: {words}",
+                        f"Option {letter}: {words}",
+                        f"{kind.letters[(index + 1) % len(kind.letters)]} - {words}",  # a letter and another's words
                     ]
                 )
             )
@@ -246,6 +282,28 @@ def test_the_page_and_check_agree_on_ten_thousand_strings_of_each_kind(review_pa
         ("huge-row", "[nan, NaN]"),
         ("float16-formula-row", "[inf, -INF]"),
         ("float16-formula-row", "[0, 0]"),
+        ("output", "[1.27279221, 0.56568513]"),
+        ("output", "[1.2727926, 0.5656852]"),
+        ("normalized", "[1, 1]"),
+        ("normalized", "[0.84852814 1.13137026]"),
+        ("normalized", "array([0.848528, 1.131370])"),
+        ("grad-gain", "[1, -2]"),
+        ("reciprocal-rms", "0.3"),
+        ("reciprocal-rms", "0.283"),
+        ("reciprocal-rms", "28.3%"),
+        ("anchor-mean", "1"),
+        ("anchor-mean", "0.894"),
+        ("tiny-scaled", "[0.6, 0.8]"),
+        ("huge-row", "[1, 1]"),
+        ("plateau-value", "1.00"),
+        ("mean-square", "np.float64(12.5)"),
+        ("mean-square", "tensor(12.5000)"),
+        ("output-shape", "torch.Size([2, 5, 3])"),
+        ("circle-image", "116.6\u00b0"),
+        ("circle-image", "116.6 degrees"),
+        ("zero-row-zero-eps", "Option D"),
+        ("zero-row-positive-eps", "A - a row of zeros"),
+        ("zero-row-positive-eps", "B - a row of zeros"),
     ],
 )
 def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
@@ -558,7 +616,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     assert page.locator(".prediction-progress").is_visible()  # above the review page's folds, not inside one
     page.evaluate(UNFOLD)
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"0 of {len(COURSE.exercises)} predictions checked, 0 right"
+    assert count.text_content() == counted(0, 0, 0)
     tries = {  # exercise -> what is typed, in order: the first prediction, then the last
         "mean-square": ["25", "12.5"],
         "reciprocal-rms": ["0.2828", "twelve", "0.282843"],  # an unreadable try is no prediction
@@ -572,7 +630,7 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
         for typed in answers:
             box.locator("input.prediction-input").fill(typed)
             box.locator("input.prediction-input").press("Enter")
-    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"
+    assert count.text_content() == counted(5, 3, 1)  # only normalized was right at its first try
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
@@ -604,18 +662,27 @@ def test_answers_are_kept_first_and_last_counted_downloaded_and_graded_as_shown(
     page.wait_for_function(READY)
     page.evaluate(UNFOLD)
     assert page.locator(".prediction[data-exercise='mean-square'] input.prediction-input").input_value() == "12.5"
-    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"
+    assert count.text_content() == counted(5, 3, 1)
 
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.get_by_role("button", name="Clear my answers").click()
-    assert count.text_content() == f"5 of {len(COURSE.exercises)} predictions checked, 3 right"  # asked first: kept
+    assert count.text_content() == counted(5, 3, 1)  # asked first: kept
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Clear my answers").click()
-    assert count.text_content() == f"0 of {len(COURSE.exercises)} predictions checked, 0 right"
+    assert count.text_content() == counted(0, 0, 0)
     stored = json.loads(page.evaluate(f"() => window.localStorage.getItem('{STORE}')"))
-    assert stored["answers"] == {} and stored["firsts"]["mean-square"] == {"text": "25", "shown": False}
+    assert stored["answers"] == {} and stored["firsts"]["mean-square"] == {
+        "text": "25",
+        "shown": False,
+        "outcome": "wrong",
+    }
     assert errors == []
     context.close()
+
+
+def counted(checked: int, right: int, first: int) -> str:
+    """The page's count, as a reader reads it."""
+    return f"{checked} of {len(COURSE.exercises)} checked, {right} right now, {first} right on the first try"
 
 
 def _download(page, tmp_path, name="answers.toml"):
@@ -631,6 +698,77 @@ def _answer(page, exercise_id, typed):
     box = page.locator(f".prediction[data-exercise='{exercise_id}']")
     box.locator("input.prediction-input").fill(typed)
     box.locator("input.prediction-input").press("Enter")
+
+
+def test_the_count_on_a_chapter_page_says_how_many_were_right_at_the_first_try(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, errors = page_with_errors(context, f"{server}/book/predict.html")
+    page.wait_for_function(READY)
+    count = page.locator(".prediction-progress .prediction-count")
+    answer(page, "mean-square", "25", "wrong")
+    assert count.text_content() == counted(1, 0, 0)
+    answer(page, "mean-square")  # right, at the second try
+    answer(page, "reciprocal-rms")  # right at the first
+    assert count.text_content() == counted(2, 2, 1)
+    answer(page, "normalized", "[1, 1]", "wrong")  # the misconception the page warns against, not "so far"
+    answer(page, "normalized", "[0.8485, 1.1314]", "close")
+    assert count.text_content() == counted(3, 2, 1)
+    page.goto(f"{server}/book/formula.html", wait_until="networkidle")  # another page counts the same answers
+    page.wait_for_function(READY)
+    assert count.text_content() == counted(3, 2, 1)
+    assert errors == []
+    context.close()
+
+
+def test_the_review_page_says_where_each_exercise_stands_without_opening_it(browser, server):
+    context = browser.new_context()
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    folds = page.locator("details.prediction-review")
+    page.evaluate(UNFOLD)
+    answer(page, "mean-square", "25", "wrong")
+    answer(page, "mean-square")
+    answer(page, "reciprocal-rms")
+    answer(page, "normalized", "[0.8485, 1.1314]", "close")
+    answer(page, "output", "[1, 1]", "wrong")
+    page.locator(".prediction[data-exercise='output-shape'] details.prediction-answer summary").click()
+    page.evaluate("() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = false; })")
+    titles = dict(
+        folds.evaluate_all(
+            "els => els.map(e => [e.querySelector('.prediction').dataset.exercise,"
+            " e.querySelector(':scope > summary').innerText])"
+        )
+    )
+    assert titles["mean-square"] == "The mean square (\u2713 Correct, not right on the first try)"
+    assert titles["reciprocal-rms"] == "The reciprocal RMS (\u2713 Correct, right on the first try)"
+    assert titles["normalized"] == "x-hat of the worked example (\u2248 Right so far, not right on the first try)"
+    assert titles["output"] == "The output, after the gain (\u2717 Not yet, not right on the first try)"
+    assert titles["output-shape"] == "The output's shape (not tried, answer shown before a first try)"
+    assert titles["grad-x"] == "The input's gradient (not tried)"
+    assert all(not fold.evaluate("d => d.open") for fold in folds.all())  # said in the titles, every fold shut
+    assert errors == []
+    context.close()
+
+
+def test_an_answer_kept_under_an_older_judge_is_judged_again_and_counted_as_it_stands_now(browser, server):
+    context = browser.new_context()
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    kept = {  # as the page's judge once left them: [1, 1] was "right so far", eight decimals were wrong
+        "answers": {
+            "normalized": {"first": "[1, 1]", "last": "[1, 1]", "outcome": "close", "right": False},
+            "output": {"first": "[1.27279221, 0.56568513]", "last": "[1.27279221, 0.56568513]", "outcome": "wrong"},
+        },
+        "shown": [],
+        "firsts": {},
+    }
+    page.evaluate("([key, value]) => window.localStorage.setItem(key, value)", [STORE, json.dumps(kept)])
+    page.reload(wait_until="networkidle")
+    page.wait_for_function(READY)
+    assert page.locator(".prediction-progress .prediction-count").text_content() == counted(2, 1, 1)
+    stored = json.loads(page.evaluate(f"() => window.localStorage.getItem('{STORE}')"))
+    assert stored["answers"]["normalized"]["outcome"] == "wrong" and stored["answers"]["output"]["right"] is True
+    assert errors == []
+    context.close()
 
 
 def test_a_first_try_after_show_the_answer_is_recorded_as_shown(browser, server, tmp_path):
@@ -720,7 +858,7 @@ def test_a_corrupt_store_is_set_aside_and_saving_goes_on(browser, server, tmp_pa
     box.locator("input.prediction-input").fill("12.5")
     box.locator("input.prediction-input").press("Enter")
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 1 right"
+    assert count.text_content() == counted(1, 1, 1)
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"
@@ -761,7 +899,7 @@ def test_with_storage_refused_or_full_a_right_answer_opens_the_page_which_says_a
     assert page.get_by_text(UNKEPT).count() == 1  # said once
     assert not page.locator(".prediction-progress .prediction-note").is_visible()  # not "kept in this browser"
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 1 right"
+    assert count.text_content() == counted(1, 1, 0)  # right at the second try
     sheet = _download(page, tmp_path)
     assert sheet.grade("grad-x").correct and sheet.first_try("grad-x").word == "not right" and not sheet.problems()
     assert [error for error in errors if "/_static/prediction" in error] == []  # the theme's own may throw
@@ -1053,7 +1191,7 @@ def test_try_another_asks_fresh_inputs_judged_alike_and_never_scored(browser, se
         variant.locator(".prediction-variant-count").text_content().startswith("Variant 3 of 5. 2 of 5 variants right")
     )
     count = page.locator(".prediction-progress .prediction-count")
-    assert count.text_content() == f"1 of {len(COURSE.exercises)} predictions checked, 0 right"  # variants never count
+    assert count.text_content() == counted(1, 0, 0)  # variants never count
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my answers").click()
     path = tmp_path / "answers.toml"

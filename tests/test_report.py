@@ -12,6 +12,7 @@ import pytest
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.studies import evidence
 from rmsnorm_course.studies.thresholds import ROUNDING
+from rmsnorm_course.views import report
 
 RUST_CHAPTER_LINES = [
     "mean square           [12.500000]",
@@ -55,6 +56,44 @@ def test_every_boundary_is_listed_with_its_message(printed):
     for case in evidence.BOUNDARY_CASES:
         assert f"{case.boundary} ({case.request}): {case.expected.__name__}: " in printed.stdout
     assert "ZeroEnergyRow: eps is 0 but input row 1 is all zeros" in printed.stdout
+
+
+def test_the_report_says_it_shows_answers_before_it_shows_any(printed):
+    warning, _, rest = printed.stdout.partition("\n")
+    assert warning == report.WARNING and "predictions first" in warning
+    assert "12.500000" not in warning and "12.500000" in rest
+
+
+class Terminal:
+    """Standard input that is a terminal, answering ``input()`` with ``reply`` (or raising it)."""
+
+    def __init__(self, reply):
+        self.reply = reply
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        if isinstance(self.reply, BaseException):
+            raise self.reply
+        return self.reply
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), EOFError()])
+def test_on_a_terminal_nothing_is_shown_until_the_reader_says_to_go_on(monkeypatch, capsys, stop):
+    monkeypatch.setattr(sys, "stdin", Terminal(stop))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(evidence, "collect", lambda: pytest.fail("the report was computed"))
+    assert main([]) == 130
+    out = capsys.readouterr().out
+    assert out.startswith(report.WARNING) and report.GO_ON in out and "12.500000" not in out
+
+
+def test_on_a_terminal_enter_shows_the_report(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", Terminal("\n"))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert main([]) == 0
+    assert "mean square           [12.500000]" in capsys.readouterr().out
 
 
 def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):

@@ -27,10 +27,12 @@ every prediction.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import html
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -47,6 +49,7 @@ from .saved import (
     comments,
     grade_command,
     moment,
+    read_typed,
     save_typed,
     well_formed,
 )
@@ -85,7 +88,18 @@ HELD = {
     "and": " and ",
 }
 SHOW_ANSWER = "Show the answer (and go on without a prediction)"
-COUNT = "{checked} of {of} predictions checked, {right} right"  # the page's tally, and the widget's
+# The page's tally, and the widget's: of the exercises with an answer, how many are right now, and how many
+# were right at the first try (a first try made after the answer was shown is not one).
+COUNT = "{checked} of {of} checked, {right} right now, {first} right on the first try"
+# On the review page, each fold's title says where its exercise stands, without opening it.
+STANDING = {
+    "untried": "not tried",
+    "tried": "{mark} {word}",
+    "first right": "right on the first try",
+    "first not right": "not right on the first try",
+    "shown first": "answer shown before a first try",
+    "joined": " ({parts})",  # after the title; the parts are joined by ", "
+}
 # In JupyterLab: the heading after each chapter box, whose section (up to the next box's) opens collapsed,
 # and what the box says under it.
 GO_ON = "Answered above? Open this section to go on"
@@ -120,6 +134,7 @@ def shared_data(course: Course) -> dict[str, object]:
         "held": HELD,
         "variants": VARIANT_WORDS,
         "count": COUNT,
+        "standing": STANDING,
         "file": {
             **comments(course),
             "file_name": FILE_NAME,
@@ -226,7 +241,8 @@ def prediction_html(exercise: Exercise, gate: bool = True) -> str:
     if gate:
         return box
     # a review page lists its questions by title, each folded around its box
-    return f'<details class="prediction-review"><summary>{html.escape(exercise.title)}</summary>{box}</details>'
+    summary = f'{html.escape(exercise.title)}<span class="prediction-standing"></span>'  # filled in by the page
+    return f'<details class="prediction-review"><summary>{summary}</summary>{box}</details>'
 
 
 @dataclass(frozen=True)
@@ -245,7 +261,11 @@ KEPT_OUTCOMES = (Outcome.CORRECT, Outcome.CLOSE, Outcome.WRONG)  # a prediction 
 
 
 class KernelAnswers:
-    """Every box's predictions in one kernel, as the page keeps them in one browser: first and last, answers shown."""
+    """Every box's predictions in one kernel, as the page keeps them in one browser: first and last, answers shown.
+
+    A kernel starts from the file the boxes saved next to its notebook, where there is one
+    (as a save would merge it), so its tally counts the predictions saved from every page.
+    """
 
     def __init__(self, course: Course) -> None:
         self.course = course
@@ -254,6 +274,19 @@ class KernelAnswers:
         self.shown: set[str] = set()
         self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
         self._status = None  # the tally and the last save's outcome: one pair of widgets, shown under every box
+        with contextlib.suppress(AnswersFileError, OSError):  # no file, or one the boxes did not write: none to count
+            self.adopt(read_typed(course, self.folder / FILE_NAME))
+
+    def adopt(self, saved: Predictions) -> None:
+        """Take in a saved file's predictions, each judged as typed; those the grader cannot read stay out."""
+        for exercise_id, last in saved.last.items():
+            exercise = self.course.exercises[exercise_id]
+            first = saved.first.get(exercise_id, last)
+            outcomes = judge(exercise, first).outcome, judge(exercise, last).outcome
+            if all(outcome in KEPT_OUTCOMES for outcome in outcomes):
+                at = saved.typed_at.get(exercise_id, "")  # none: older than any answer typed with a moment
+                self.kept[exercise_id] = Kept(first, outcomes[0], last, outcomes[1], at)
+        self.shown_first |= saved.shown
 
     def status(self):
         """The widgets every box shows under its Save button: this kernel's tally, and what the last save did."""
@@ -272,9 +305,13 @@ class KernelAnswers:
         self.kept[exercise_id] = Kept(first, first_outcome, typed, verdict.outcome, at or moment())
 
     def count(self) -> str:
-        """The page's tally of this kernel's predictions."""
+        """The page's tally of this kernel's predictions: answered, right now, and right at the first try."""
         right = sum(kept.outcome is Outcome.CORRECT for kept in self.kept.values())
-        return COUNT.format(checked=len(self.kept), of=len(self.course), right=right)
+        first = sum(
+            kept.first_outcome is Outcome.CORRECT and exercise_id not in self.shown_first
+            for exercise_id, kept in self.kept.items()
+        )
+        return COUNT.format(checked=len(self.kept), of=len(self.course), right=right, first=first)
 
     def typed(self) -> Predictions:
         return Predictions(
@@ -301,6 +338,7 @@ class KernelAnswers:
             why = CANNOT if path.parent.is_dir() else GONE
             reason = error.strerror or str(error)
             return NOT_SAVED.format(why=visible(why.format(path=path, folder=path.parent, reason=reason)))
+        self.adopt(written)  # what other kernels saved there too: the tally counts the file
         command = grade_command(self.course, path)
         said = SAVED.format(count=len(written.answered(self.course)), of=len(self.course), path=visible(str(path)))
         return said + (GRADE.format(command=visible(command)) if command else "")
@@ -310,6 +348,43 @@ class KernelAnswers:
 def kernel_answers(course: Course) -> KernelAnswers:
     """The course's store in this kernel, shared by every box the kernel draws."""
     return KernelAnswers(course)
+
+
+ENTER_SETTLES = 0.25  # seconds: long enough for the value sent with Enter to arrive after Enter's own message
+
+
+def on_enter(field, action: Callable[[], None]) -> None:
+    """Run ``action`` when the reader presses Enter in ``field``, once its value is in; never on leaving the field.
+
+    The field sends its value on Enter and on leaving it alike, so the value alone cannot
+    say which. Enter also sends a message of its own, just before the value (when the text
+    changed since it was last sent): the value that follows it is judged, and, where none
+    follows, the value as it is, a moment later.
+    """
+    entered = [False]
+
+    def judge_now() -> None:
+        if entered[0]:
+            entered[0] = False
+            action()
+
+    def pressed(_, content, buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            entered[0] = True
+            _soon(judge_now)
+
+    field.on_msg(pressed)
+    field.observe(lambda _: judge_now(), names="value")
+
+
+def _soon(action: Callable[[], None]) -> None:
+    """``action`` after ``ENTER_SETTLES`` in the kernel's event loop; at once where no loop runs."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        action()
+        return
+    loop.call_later(ENTER_SETTLES, action)
 
 
 def _paragraph(text: str) -> str:
@@ -375,8 +450,8 @@ class Box:
             typed.value = earlier.last
             shown.value = self.verdict(earlier.last)._repr_html_()
         refresh()
-        button.on_click(judge)
-        typed.observe(judge, names="value")  # Enter, or leaving the field
+        button.on_click(judge)  # the field's value came with leaving it, before the click
+        on_enter(typed, judge)
         show.on_click(reveal)
         save.on_click(write)
         go_on = [w.HTML(_paragraph(GO_ON_NOTE.format(heading=GO_ON)))] if self.gate else []

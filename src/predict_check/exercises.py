@@ -8,7 +8,10 @@ For a choice the options are part of the question, and the author marks the one 
 right (``kinds.RIGHT``).
 
 A question may be asked about inputs (``given``), written into its prompt as a person
-would write them, and asked again about fresh ones (``variants``) for practice.
+would write them, and asked again about fresh ones (``variants``) for practice. Beside
+the question, a course may name the values its pages call misconceptions
+(``misconceptions``): like a solver's slips, an answer that is one of them is told so,
+and is never "right so far".
 """
 
 from __future__ import annotations
@@ -60,7 +63,9 @@ class Exercise:
 
     ``nonfinite`` is said to an answer holding inf or nan where the reference is finite
     (the natural wrong prediction where a square overflows); ``carried`` names the
-    earlier exercises this one's answer follows from. A variant (``variant(k)``) is the
+    earlier exercises this one's answer follows from; ``misconceptions`` pairs a function
+    of the exercise's inputs (taken by name, as the solver takes them) that gives a value
+    the course calls a misconception with the note that says why it is one. A variant (``variant(k)``) is the
     same exercise about fresh inputs; it never counts toward a score.
     """
 
@@ -76,15 +81,17 @@ class Exercise:
     variants: tuple[Mapping[str, object], ...] = field(default=(), repr=False)
     nonfinite: str = field(default="", repr=False)
     carried: tuple[Carried, ...] = field(default=(), repr=False)
+    misconceptions: tuple[tuple[Callable[..., object], str], ...] = field(default=(), repr=False)
 
     def solve(self) -> Solution:
         """Run the solver on this exercise's inputs; its slips as the judge should see them.
 
         A choice's wrong options join the slips, each with the words that say why it is
-        wrong. A slip whose value the judge would call right is no slip, and is left out.
+        wrong, and so do the misconceptions, about these inputs. A slip whose value the judge
+        would call right is no slip, and is left out.
         """
         solution = self.solver(**self.given)
-        slips = solution.slips
+        slips = solution.slips + tuple((value(**self.given), note) for value, note in self.misconceptions)
         if isinstance(self.kind, Choice):
             self.kind.index(solution.answer)  # a solver answers with one of the options' words
             slips += self.kind.slips(solution.answer)
@@ -176,6 +183,7 @@ class Course:
         variants: Sequence[Mapping[str, object]] = (),
         nonfinite: str = "",
         carried: Sequence[Carried] = (),
+        misconceptions: Sequence[tuple[Callable[..., object], str]] = (),
     ) -> Callable[[Callable[..., Solution]], Callable[..., Solution]]:
         """Register the solver below as an exercise, with its question beside it.
 
@@ -200,6 +208,7 @@ class Course:
                 variants=tuple(variants),
                 nonfinite=nonfinite,
                 carried=tuple(carried),
+                misconceptions=tuple(misconceptions),
             )
             return solver
 

@@ -9,8 +9,10 @@ raises ``AnswerKindError`` whose message says what was expected and what was fou
 in words that never quote the answer itself.
 
 Numbers are judged at the precision the question asks (``decimals``, six unless it
-says otherwise): right when they agree with the reference to that many decimals;
-"right so far" when they agree to the fewer decimals they state.
+says otherwise): right when, rounded to that many decimals, they round as the reference
+does (more decimals than asked are rounded first); "right so far" when they give fewer
+decimals but at least ``FIGURES`` significant figures, and round as the reference does
+at the decimals they give.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import Enum
 
 import numpy as np
@@ -46,11 +49,12 @@ FOUND = {  # ... and what was found instead; the page fills in the same template
 MOST_ENTRIES = (reading.LONGEST + 1) // 2  # the most entries a typed answer can hold: a longer list is refused unread
 NEAR = 0.01  # a wrong number within this share of the reference is told where it is off, not given a hint
 SLACK = 1e-12  # relative room for the binary rounding of both numbers when half a unit decides
+FIGURES = 3  # the significant figures an answer with fewer decimals than asked needs to be "right so far"
 
 
 def judging() -> dict[str, float]:
     """The numbers the page's judge needs beside the reading rules, from their one home here."""
-    return {"shown": SHOWN, "near": NEAR, "slack": SLACK}
+    return {"shown": SHOWN, "near": NEAR, "slack": SLACK, "figures": FIGURES}
 
 
 class Outcome(Enum):
@@ -474,10 +478,11 @@ class Choice:
         return Reading(index, self.letters[index])
 
     def _index(self, text: str) -> int | None:
-        letter = re.fullmatch(reading.LETTER, text)
+        lower = reading.ascii_lower(text)
+        letter = re.fullmatch(reading.LETTER, lower)
         if letter and letter.group(1).upper() in self.letters:
             return self.letters.index(letter.group(1).upper())
-        labelled = re.fullmatch(reading.LABELLED, text)
+        labelled = re.fullmatch(reading.LABELLED, lower)
         if labelled and labelled.group(1).upper() in self.letters:
             index = self.letters.index(labelled.group(1).upper())
             if reading.plain_words(labelled.group(2)) == self.words()[index]:
@@ -557,10 +562,15 @@ class Place:
         within = f"{self.tolerance:.0%} of the answer" if self.relative else f"{self.tolerance:g} degrees"
         return f"Within {within} counts."
 
+    @property
+    def units(self) -> tuple[str, ...]:
+        """What a placed number may be written in: degrees on an angle, nothing else."""
+        return reading.DEGREES if self.axis.scale == "angle" else ()
+
     def read(self, raw: object) -> Reading:
         typed = _typed(raw, self.describe())
         if typed.entries is None:
-            number = _number(typed.text, DECIMALS)
+            number = _number(typed.text, DECIMALS, self.units)
             if isinstance(number, Reading):
                 return number
             raise unreadable(self.describe(), number)
@@ -591,7 +601,13 @@ class Place:
         return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
     def data(self) -> dict[str, object]:
-        return {"type": "place", "axis": self.axis.data(), "tolerance": self.tolerance, "relative": self.relative}
+        return {
+            "type": "place",
+            "axis": self.axis.data(),
+            "tolerance": self.tolerance,
+            "relative": self.relative,
+            "units": list(self.units),
+        }
 
     def plain(self, value: float) -> float:
         return float(value)
@@ -636,28 +652,62 @@ def _decimal_text(value: float, decimals: int) -> str:
     return "0" if text in ("", "-0") else text
 
 
-def _agree(given: float, expected: float, decimals: int) -> bool:
-    """Whether ``given`` is ``expected`` to ``decimals`` places: within half a unit of the last place.
+def _unit(decimals: int) -> float:
+    """One unit in the last of ``decimals`` places, as the page computes it too: 1e-6 for six."""
+    return 1.0 / float(f"1e{decimals}")
 
-    Half a unit exactly counts, with room for the binary rounding of both numbers, so
-    that a reference ending in 5 may be rounded either way.
+
+def _rounded(value: float, decimals: int) -> float:
+    """``value`` rounded to ``decimals`` places (half up), by the same float steps the page takes.
+
+    A number too large to have a digit at that place, inf and nan stay as they are.
+    """
+    scale = float(f"1e{decimals}")
+    if not (math.isfinite(value) and abs(value) * scale < 2.0**52):
+        return value
+    return math.floor(value * scale + 0.5) / scale
+
+
+def figures(value: float, decimals: int) -> int:
+    """How many significant figures a number stated to ``decimals`` places gives: 0.283 three, 1.00 three, 1 one.
+
+    The first figure's place is read from the shortest text that writes ``value`` (as the page
+    reads it from its own), so 0.0283 starts at the second decimal and 12.5 at the tens.
+    """
+    if not math.isfinite(value) or value == 0:
+        return 0
+    return decimals + Decimal(repr(abs(value))).adjusted() + 1
+
+
+def _agree(given: float, expected: float, decimals: int) -> bool:
+    """Whether ``given`` is ``expected`` to ``decimals`` places: rounded there, within half a unit of it.
+
+    More decimals than that are rounded away first (1.27279221 is 1.272792 at six). Half a
+    unit exactly counts, with room for the binary rounding of both numbers, so that a
+    reference ending in 5 may be rounded either way.
     """
     if not (math.isfinite(given) and math.isfinite(expected)):  # inf is inf of the same sign, nan is nan
         return given == expected or (math.isnan(given) and math.isnan(expected))
     slack = SLACK * max(1.0, abs(expected))
-    return abs(given - expected) <= 0.5 * 10.0**-decimals + slack
+    return abs(_rounded(given, decimals) - expected) <= 0.5 * _unit(decimals) + slack
 
 
 def _nearly(given: float, expected: float, decimals: int) -> bool:
     """Whether ``given`` is ``expected`` rounded to ``decimals`` places: strictly within half a unit."""
-    return math.isfinite(given) and abs(given - expected) < 0.5 * 10.0**-decimals
+    return math.isfinite(given) and abs(given - expected) < 0.5 * _unit(decimals)
+
+
+def _so_far(given: float, stated: int, expected: float, decimals: int) -> bool:
+    """Whether one number is right so far: fewer decimals than asked, but ``FIGURES`` figures, all the reference's."""
+    return stated < decimals and figures(given, stated) >= FIGURES and _nearly(given, expected, stated)
 
 
 def _compare(given: Sequence[float], stated: Sequence[int], expected: Sequence[float], decimals: int) -> Outcome:
-    """Right to ``decimals`` places; right so far (to the fewer places stated, and not zero); or wrong."""
-    if all(_agree(g, e, decimals) for g, e in zip(given, expected, strict=True)):
+    """Right to ``decimals`` places; right so far (each number right, or right so far); or wrong."""
+    right = [_agree(g, e, decimals) for g, e in zip(given, expected, strict=True)]
+    if all(right):
         return Outcome.CORRECT
-    so_far = all(_nearly(g, e, min(d, decimals)) for g, e, d in zip(given, expected, stated, strict=True))
-    if so_far and min(stated) < decimals and any(g != 0 for g in given):
+    numbers = zip(right, given, stated, expected, strict=True)
+    if all(ok or _so_far(g, d, e, decimals) for ok, g, d, e in numbers):
         return Outcome.CLOSE
     return Outcome.WRONG

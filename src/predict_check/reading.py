@@ -15,8 +15,12 @@ applies them as they are, so the three cannot drift apart. In order:
    minus sign (U+2212) is ``-``. Every other character stays as it is, so an accented
    letter, a combining mark or a control character leaves text that is no number.
 2. Shape. Spaces around the answer are trimmed and one pair of matching quotes around
-   it is removed (the answers file shows every blank answer as ``""``). Text in
-   ``[ ]`` or ``( )`` is a list, split at commas; one trailing comma is allowed.
+   it is removed (the answers file shows every blank answer as ``""``). What numpy and
+   PyTorch print around a value is removed too (``PRINTED``): ``array([0.5, 1.25])``,
+   ``np.float64(12.5)``, ``tensor(12.5000)``, ``tensor([0.5, 1.25], dtype=torch.float64)``,
+   ``torch.Size([2, 5, 3])``. Text in ``[ ]`` or ``( )`` is a list, split at commas (one
+   trailing comma is allowed), or, where it holds no comma, at spaces, as numpy prints
+   an array: ``[0.84852814 1.13137026]``.
 3. Tokens. An entry (or the whole answer) is a number when it matches ``NUMBER``:
    ASCII digits, an optional sign, point and exponent, as in ``-0.5``, ``.5``, ``1e-5``;
    or infinity or not-a-number, ``inf``, ``-infinity``, ``nan`` in any case (the
@@ -24,8 +28,10 @@ applies them as they are, so the three cannot drift apart. In order:
    A few other ways people write answers are read too, or answered with what to
    change (``kinds`` decides, by the kind of answer asked): a fraction ``1/4``; a
    number with the unit the question asks for, ``8 bytes``; a percentage, ``4%``
-   (0.04); a vector or shape without its brackets, ``0.8, 1.1``; a shape with times
-   signs, ``2x5x3``; and a decimal comma, ``0,28``, which is told to use a point.
+   (0.04); an angle in degrees, ``116.6°`` or ``116.6 degrees``; a vector or shape
+   without its brackets, ``0.8, 1.1``; a shape with times signs, ``2x5x3``; a choice
+   as ``Option D``, or as its letter and its words, ``A) a row of zeros`` or
+   ``A - a row of zeros``; and a decimal comma, ``0,28``, which is told to use a point.
 
 An answer longer than ``LONGEST`` characters is not read at all: the page refuses it
 in the box, and the grader with the same words. What a kind of answer (a number, a
@@ -46,15 +52,23 @@ FINITE = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 NOT_FINITE = r"[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])"  # inf, -Infinity, NaN
 NUMBER = rf"{FINITE}|{NOT_FINITE}"
 WHOLE = r"[+-]?[0-9]+"
-LETTER = r"\(? *([A-Za-z]) *[).]?"  # B, (B), B) or B. : a choice's letter
-LABELLED = r"\(? *([A-Za-z]) *[).] +([^ ].*)"  # B) and the option's words, as the box lists it
+# A choice's letter, matched in lower case: b, (b), b), b. or b: and "option b" too.
+LETTER = r"(?:option +)?\(? *([a-z]) *[).:]?"
+# The letter and the option's words, as the box lists them, "b) words", or after a colon or a dash.
+LABELLED = r"(?:option +)?\(? *([a-z]) *[).:\u2013\u2014-] *([^ ].*)"
 # Forms a person writes that are not plain decimals, each read or answered with what to change:
 FRACTION = rf"({FINITE}) */ *({FINITE})"  # 1/4 is a quarter
 DECIMAL_COMMA = r"[+-]?[0-9]+,[0-9]+"  # 0,28: a decimal comma, told to write a point
-WITH_WORDS = rf"({FINITE}) *([A-Za-z%][A-Za-z% ]*)"
+WITH_WORDS = rf"({FINITE}) *([A-Za-z%\u00b0][A-Za-z%\u00b0 ]*)"
 PERCENT = rf"({FINITE}) *%"  # 4% is 0.04  # 8 bytes: a number and a unit, or other words
 BY = r"[0-9]+(?: *[xX\u00d7] *[0-9]+)+"  # 2x5x3: a shape written with times signs
 BY_SIGN = r" *[xX\u00d7] *"
+# numpy's and PyTorch's print formats around a value: the value, then any keyword arguments, each up to a comma
+PRINTED = (
+    r"(?:(?:np|numpy|torch)\.)?(?:array|tensor|Size|u?int(?:8|16|32|64)|float(?:16|32|64))"
+    r"\((.*?)(?:, *[a-z_]+ *=[^,()]*)*\)"
+)
+DEGREES = ("degrees", "degree", "deg", "\u00b0")  # the units an angle may be written in: 116.6 degrees, 116.6°
 QUOTES = "\"'"
 MINUS_SIGN = "\u2212"
 TABLE = files("predict_check") / "characters.json"
@@ -143,6 +157,8 @@ def rules() -> dict[str, object]:
         "with_words": WITH_WORDS,
         "by": BY,
         "by_sign": BY_SIGN,
+        "printed": PRINTED,
+        "degrees": list(DEGREES),
         "quotes": QUOTES,
     }
 
@@ -169,8 +185,13 @@ def typed(text: str) -> Typed:
     text = plain(text).strip(" ")
     if len(text) >= 2 and text[0] == text[-1] and text[0] in QUOTES:
         text = text[1:-1].strip(" ")
+    printed = re.fullmatch(PRINTED, text)
+    if printed:
+        text = printed.group(1).strip(" ")
     if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("(", ")")):
-        entries = [entry.strip(" ") for entry in text[1:-1].split(",")]
+        inside = text[1:-1]
+        separator = "," if "," in inside else " "  # numpy prints an array's entries apart by spaces
+        entries = [entry.strip(" ") for entry in inside.strip(" ").split(separator) if separator == "," or entry]
         if entries and not entries[-1]:  # "(4,)" and "[]"
             entries.pop()
         return Typed(text, tuple(entries))

@@ -1,5 +1,8 @@
 """``python -m rmsnorm_course``: print the checked evidence report; exit 1 if a check fails.
 
+The report shows answers to the chapter's predictions, and says so before it does: on a
+terminal it waits for Enter (Ctrl+C stops it, with status 130).
+
 ``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
 answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
 ``python -m rmsnorm_course model TEXT`` prints SmolLM2-135M's next token after TEXT (see
@@ -35,9 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     model.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.command in (None, "report"):
-        collected = evidence.collect()
-        sys.stdout.write(report.render(collected))
-        return 0 if collected.passed else 1
+        return show_report()
     if args.command == "model":
         return next_token(args.text, args.json)
     if args.command == "pages":
@@ -46,6 +47,20 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.stdout.write(answers_file(COURSE, solutions=args.command == "solutions"))
     return 0
+
+
+def show_report() -> int:
+    """The evidence report, after the word that it shows answers; on a terminal, once the reader says to go on."""
+    print(report.WARNING, flush=True)
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            input(report.GO_ON)
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 130
+    collected = evidence.collect()
+    sys.stdout.write("\n" + report.render(collected))
+    return 0 if collected.passed else 1
 
 
 def make_pages(check: bool) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from predict_check.errors import AnswerKindError, GradingError
-from predict_check.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector
+from predict_check.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector, figures
 from rmsnorm_course import RMSNormError
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
@@ -107,11 +107,23 @@ def test_whole_numbers_of_any_size_are_read_or_named_never_converted_with_a_cras
         ("0.2828426", 0.28284260, Outcome.CORRECT),
         ("0.282842", 0.28284260, Outcome.WRONG),  # six decimals, the sixth wrong
         ("0.2828", 0.28284260, Outcome.CLOSE),  # right to the four decimals given
-        ("0.28", 0.28284260, Outcome.CLOSE),
+        ("0.283", 0.28284260, Outcome.CLOSE),  # three significant figures, all right
+        ("2.83e-1", 0.28284260, Outcome.CLOSE),
+        ("28.3%", 0.28284260, Outcome.CLOSE),
+        ("0.28", 0.28284260, Outcome.WRONG),  # two figures agree, but two are too few to be "so far"
+        ("0.3", 0.28284260, Outcome.WRONG),
         ("0.29", 0.28284260, Outcome.WRONG),
         ("0", 0.28284260, Outcome.WRONG),  # agreeing to no decimal is not "so far"
-        ("1", 0.999999, Outcome.CLOSE),  # right so far, and not right
+        ("1", 0.999999, Outcome.WRONG),  # one figure
+        ("1.00", 0.999999, Outcome.CLOSE),  # three figures: 0.999999 is 1.00 to three
         ("1.000000", 0.999999, Outcome.WRONG),
+        ("0.0283", 0.028284260, Outcome.CLOSE),  # the figures start at the first that is not zero
+        ("0.028", 0.028284260, Outcome.WRONG),
+        ("12.5", 12.5004, Outcome.CLOSE),
+        ("13", 12.5004, Outcome.WRONG),
+        ("1.27279221", 1.2727916970, Outcome.CORRECT),  # more decimals than asked: judged at the six asked
+        ("-1.27279221", -1.2727916970, Outcome.CORRECT),
+        ("1.2727926", 1.2727916970, Outcome.WRONG),  # which rounds to 1.272793
         ("12", 12.5, Outcome.WRONG),  # half a unit away is not rounding
         ("12.5", 12.5, Outcome.CORRECT),
         ("1e400", 12.5, Outcome.WRONG),
@@ -153,8 +165,24 @@ def test_vector_is_right_so_far_when_every_coordinate_agrees_to_its_decimals():
     reference = (0.8485281374, 1.1313708499)  # [3, 4] at eps = 0
     assert Vector(2).compare(Vector(2).read("[0.848528, 1.131371]"), reference) is Outcome.CORRECT
     assert Vector(2).compare(Vector(2).read("[0.848528, 1.13137]"), reference) is Outcome.CLOSE
+    assert Vector(2).compare(Vector(2).read("[0.849, 1.13]"), reference) is Outcome.CLOSE
     assert Vector(2).compare(Vector(2).read("[0.848528, 1.131370]"), reference) is Outcome.WRONG
-    assert Vector(2).compare(Vector(2).read("[0.85, 1.2]"), reference) is Outcome.WRONG
+    assert Vector(2).compare(Vector(2).read("[0.85, 1.1]"), reference) is Outcome.WRONG  # two figures are too few
+    assert Vector(2).compare(Vector(2).read("[1, 1]"), reference) is Outcome.WRONG
+
+
+def test_a_coordinate_right_to_the_decimals_asked_needs_no_more_figures():
+    reference = (0.0, 0.2828426)
+    assert Vector(2).compare(Vector(2).read("[0, 0.2828]"), reference) is Outcome.CLOSE
+    assert Vector(2).compare(Vector(2).read("[0.1, 0.2828]"), reference) is Outcome.WRONG
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "count"),
+    [(0.283, 3, 3), (1.0, 2, 3), (1.0, 0, 1), (0.0283, 4, 3), (12.5, 1, 3), (1e-5, 5, 1), (1234.0, 0, 4), (0.0, 3, 0)],
+)
+def test_significant_figures_count_from_the_first_figure_that_is_not_zero(value, decimals, count):
+    assert figures(value, decimals) == count
 
 
 @pytest.mark.parametrize(

@@ -80,11 +80,46 @@ def test_other_characters_stay_and_so_make_no_number(kept):
         ("[1, 2", ("[1, 2", None)),
         ("", ("", None)),
         ('""', ("", None)),
+        ("[0.84852814 1.13137026]", ("[0.84852814 1.13137026]", ("0.84852814", "1.13137026"))),  # as numpy prints
+        ("[ 0.5  -1.25 ]", ("[ 0.5  -1.25 ]", ("0.5", "-1.25"))),
+        ("[ ]", ("[ ]", ())),
+        ("[1 2, 3]", ("[1 2, 3]", ("1 2", "3"))),  # with a comma, commas split
     ],
 )
 def test_an_answer_is_trimmed_unquoted_once_and_split_when_bracketed(text, shape):
     typed = reading.typed(text)
     assert (typed.text, typed.entries) == shape
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("array([0.848528, 1.131370])", ("[0.848528, 1.131370]", ("0.848528", "1.131370"))),
+        ("array([1, 2], dtype=int32)", ("[1, 2]", ("1", "2"))),
+        ("np.array([1.5 , 0.25])", ("[1.5 , 0.25]", ("1.5", "0.25"))),
+        ("np.float64(12.5)", ("12.5", None)),
+        ("numpy.int64(8)", ("8", None)),
+        ("array(12.5)", ("12.5", None)),
+        ("tensor(12.5000)", ("12.5000", None)),
+        ("tensor([0.8485, 1.1314])", ("[0.8485, 1.1314]", ("0.8485", "1.1314"))),
+        ("tensor([1., 2.], dtype=torch.float64, requires_grad=True)", ("[1., 2.]", ("1.", "2."))),
+        ("tensor(0.2828, grad_fn=<MulBackward0>)", ("0.2828", None)),
+        ("tensor([0.5, 1.5], device='cuda:0')", ("[0.5, 1.5]", ("0.5", "1.5"))),
+        ("torch.Size([2, 5, 3])", ("[2, 5, 3]", ("2", "5", "3"))),
+        ("'np.float64(12.5)'", ("12.5", None)),
+        ("Array([1, 2])", ("Array([1, 2])", None)),  # no print format of numpy's or PyTorch's
+        ("print(12.5)", ("print(12.5)", None)),
+    ],
+)
+def test_what_numpy_and_pytorch_print_around_a_value_is_removed(text, shape):
+    typed = reading.typed(text)
+    assert (typed.text, typed.entries) == shape
+
+
+def test_a_print_format_built_to_make_the_reader_backtrack_is_read_at_once():
+    """Every keyword argument ends at a comma or a bracket, so no text can be split two ways (500 characters)."""
+    hostile = "array(" + ", a=      " * 49 + "!"
+    assert len(hostile) <= reading.LONGEST and reading.typed(hostile).text == hostile
 
 
 @pytest.mark.parametrize("token", ["12", "-0.5", "+.5", "5.", "1e-5", "1E+05", "007"])

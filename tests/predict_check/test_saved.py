@@ -9,6 +9,7 @@ save that fails says why, naming the file, and keeps every prediction in the ker
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import errno
 import html
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from predict_check.box import GO_ON, KernelAnswers
+from predict_check.box import ENTER_SETTLES, GO_ON, KernelAnswers
 from predict_check.errors import AnswersFileError
 from predict_check.saved import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.sheets import AnswerSheet
@@ -69,6 +70,12 @@ def html_of(box) -> str:
 def said(box) -> str:
     """What the box says under its Save button, as the reader reads it."""
     return html.unescape(re.sub(r"<[^>]+>", "", html_of(box)))
+
+
+def type_in(box, text: str) -> None:
+    """Type ``text`` in the box and press Check (the field sends its value as it is left, before the click)."""
+    part(box, "Text").value = text
+    part(box, "Button", "Check").click()
 
 
 def right_answer(exercise_id: str) -> str:
@@ -144,10 +151,9 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     monkeypatch.chdir(notebooks)  # as the kernel of a notebook in this folder
     kept = KernelAnswers(COURSE)
     box = Prediction("mean-square").widget(kept)
-    field = part(box, "Text")
-    field.value = "25"
-    field.value = "twelve"  # unreadable: no prediction, nothing kept
-    field.value = "12.5"
+    type_in(box, "25")
+    type_in(box, "twelve")  # unreadable: no prediction, nothing kept
+    type_in(box, "12.5")
     assert "✓ Correct, you said 12.5" in html_of(box)
     assert "Your first try, kept for the grader: ✗ Not yet, you said 25" in html_of(box)
     answer = reference(COURSE.get("mean-square"))
@@ -156,8 +162,9 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     assert f"<code>{answer.answer}</code>: {answer.message}" in html_of(box)
 
     other = Prediction("reciprocal-rms").widget(kept)  # a second box of the same kernel
-    part(other, "Text").value = "0.282843"
-    assert f"2 of {len(COURSE.exercises)} predictions checked, 2 right" in html_of(box)  # one tally, under every box
+    type_in(other, "0.282843")
+    # one tally, under every box: the mean square was right only at its second try
+    assert f"2 of {len(COURSE.exercises)} checked, 2 right now, 1 right on the first try" in said(box)
     part(other, "Button", "Save my answers").click()
     saved = notebooks / "answers.toml"
     assert f"Saved 2 of {len(COURSE.exercises)} predictions to {saved}." in said(box)
@@ -171,9 +178,75 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
 
 
+def press_enter(box) -> None:
+    """What the field sends when Enter is pressed in it: a message of its own (its value, if new, follows)."""
+    part(box, "Text")._handle_custom_msg({"event": "submit"}, [])
+
+
+def test_a_field_is_judged_on_enter_or_check_never_on_leaving_it():
+    kept = KernelAnswers(COURSE)
+    box = Prediction("reciprocal-rms").widget(kept)
+    part(box, "Text").value = "0.28"  # half typed, then the reader clicks elsewhere: the field sends its value
+    assert kept.kept == {} and "Not yet" not in said(box)
+    part(box, "Text").value = "0.282843"
+    press_enter(box)
+    assert kept.kept["reciprocal-rms"].first == "0.282843" and "✓ Correct" in said(box)
+
+
+def test_the_value_enter_sends_after_its_own_message_is_the_one_judged():
+    """Enter's message comes first, the new value after it: in a kernel, the value that follows is judged."""
+
+    async def typed_then_entered():
+        kept = KernelAnswers(COURSE)
+        box = Prediction("mean-square").widget(kept)
+        press_enter(box)
+        part(box, "Text").value = "12.5"  # arrives just after Enter's message
+        assert kept.kept["mean-square"].first == "12.5"
+        press_enter(box)  # Enter again, the text unchanged: no value follows, and it is judged a moment later
+        await asyncio.sleep(ENTER_SETTLES * 2)
+        part(box, "Text").value = "13"  # then left with other text: not judged
+        await asyncio.sleep(ENTER_SETTLES * 2)
+        return kept.kept["mean-square"]
+
+    kept = asyncio.run(typed_then_entered())
+    assert (kept.first, kept.last, kept.outcome) == ("12.5", "12.5", Outcome.CORRECT)
+
+
+def test_a_kernel_s_tally_starts_from_the_file_saved_next_to_its_notebook(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first = {"mean-square": "25", "reciprocal-rms": "0.282843", "normalized": "[1, 1]"}
+    last = {"mean-square": "12.5", "reciprocal-rms": "0.282843", "normalized": "[1, 1]", "output": ""}
+    save_typed(COURSE, tmp_path / "answers.toml", Predictions(first=first, last=last, shown=frozenset({"normalized"})))
+    kept = KernelAnswers(COURSE)  # a fresh kernel, as another page opens
+    assert kept.count() == f"3 of {len(COURSE.exercises)} checked, 2 right now, 1 right on the first try"
+    box = Prediction("mean-square").widget(kept)
+    assert part(box, "Text").value == "12.5" and "Your first try, kept for the grader: ✗ Not yet" in said(box)
+    type_in(Prediction("output").widget(kept), right_answer("output"))
+    assert kept.count() == f"4 of {len(COURSE.exercises)} checked, 3 right now, 2 right on the first try"
+
+
+def test_a_kernel_s_tally_counts_what_other_kernels_saved_once_it_saves(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    one, other = KernelAnswers(COURSE), KernelAnswers(COURSE)
+    type_in(Prediction("mean-square").widget(one), "12.5")
+    one.save()
+    type_in(Prediction("reciprocal-rms").widget(other), "0.3")
+    other.save()
+    assert other.count() == f"2 of {len(COURSE.exercises)} checked, 1 right now, 1 right on the first try"
+
+
+def test_a_file_the_boxes_did_not_write_gives_the_tally_nothing_and_is_left_as_it_is(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "answers.toml").write_text('mean-square = 12.5\nmy-notes = "mine"\n', encoding="utf-8")
+    assert (
+        KernelAnswers(COURSE).count() == f"0 of {len(COURSE.exercises)} checked, 0 right now, 0 right on the first try"
+    )
+    assert (tmp_path / "answers.toml").read_text(encoding="utf-8") == 'mean-square = 12.5\nmy-notes = "mine"\n'
+
+
 def test_a_box_drawn_again_shows_what_its_kernel_kept():
     kept = KernelAnswers(COURSE)
-    part(Prediction("output-shape").widget(kept), "Text").value = "(2, 5)"
+    type_in(Prediction("output-shape").widget(kept), "(2, 5)")
     again = Prediction("output-shape").widget(kept)
     assert part(again, "Text").value == "(2, 5)"
     assert check("output-shape", "(2, 5)").sentence in html_of(again)
@@ -182,8 +255,8 @@ def test_a_box_drawn_again_shows_what_its_kernel_kept():
 def test_typed_text_never_becomes_markup_in_the_widget():
     kept = KernelAnswers(COURSE)
     box = Prediction("tiny-normalized").widget(kept)
-    part(box, "Text").value = "[<b>1</b>, 2]"
-    part(box, "Text").value = "<script>alert(1)</script>"
+    type_in(box, "[<b>1</b>, 2]")
+    type_in(box, "<script>alert(1)</script>")
     assert "<script>" not in html_of(box) and "<b>" not in html_of(box)
 
 
@@ -265,7 +338,7 @@ def test_an_answer_shown_before_any_prediction_is_saved_as_shown_and_the_grader_
     kept = KernelAnswers(COURSE)
     box = Prediction("output").widget(kept)
     part(box, "Button", "Show the answer (and go on without a prediction)").click()
-    part(box, "Text").value = reference(COURSE.get("output")).answer  # typed after seeing it: no first try of one's own
+    type_in(box, reference(COURSE.get("output")).answer)  # typed after seeing it: no first try of one's own
     kept.save(tmp_path)
     sheet = AnswerSheet.read(COURSE, tmp_path / "answers.toml")
     assert sheet.shown_first == {"output"}
@@ -290,17 +363,17 @@ def test_an_older_kernel_s_save_keeps_the_newer_answer_another_kernel_saved(tmp_
     reviewed = Prediction("normalized").widget(review)
     path = tmp_path / "answers.toml"
 
-    part(predicted, "Text").value = "[0.6, 0.8]"
+    type_in(predicted, "[0.6, 0.8]")
     part(predicted, "Button", "Save my answers").click()
     assert not AnswerSheet.read(COURSE, path).grade("normalized").correct
-    part(reviewed, "Text").value = right_answer("normalized")
+    type_in(reviewed, right_answer("normalized"))
     part(reviewed, "Button", "Save my answers").click()
     assert AnswerSheet.read(COURSE, path).grade("normalized").correct
     part(predicted, "Button", "Save my answers").click()  # its kernel still holds the older answer
     sheet = AnswerSheet.read(COURSE, path)
     assert sheet.grade("normalized").correct and sheet.problems() == []
 
-    part(predicted, "Text").value = "[0.5, 0.5]"  # typed after: now the newer
+    type_in(predicted, "[0.5, 0.5]")  # typed after: now the newer
     part(predicted, "Button", "Save my answers").click()
     assert AnswerSheet.read(COURSE, path).answers["normalized"] == "[0.5, 0.5]"
     assert AnswerSheet.read(COURSE, path).first_tries["normalized"] == "[0.6, 0.8]"
@@ -419,7 +492,7 @@ def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp
     monkeypatch.chdir(notebooks)  # the kernel's folder, next to the notebook
     kept = KernelAnswers(COURSE)
     box = Prediction("mean-square").widget(kept)
-    part(box, "Text").value = "12.5"
+    type_in(box, "12.5")
     shutil.rmtree(notebooks)  # moved or deleted while the kernel runs
     part(box, "Button", "Save my answers").click()
     assert f"Not saved: the folder {notebooks}, where this notebook was, no longer exists" in said(box)

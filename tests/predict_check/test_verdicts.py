@@ -65,6 +65,23 @@ from rmsnorm_course.questions import COURSE
         ("fused-bytes", "8 bytes"),
         ("fused-bytes", "8B"),
         ("grad-x-scaled", "1/4"),
+        # printed by numpy or PyTorch, pasted
+        ("normalized", "[0.84852814 1.13137026]"),
+        ("normalized", "[ 0.848528  1.13137 ]"),
+        ("normalized", "array([0.848528, 1.131370])"),
+        ("normalized", "array([0.84852814, 1.13137026], dtype=float32)"),
+        ("mean-square", "np.float64(12.5)"),
+        ("mean-square", "tensor(12.5000)"),
+        ("normalized", "tensor([0.848528, 1.131370], dtype=torch.float64)"),
+        ("output-shape", "torch.Size([2, 5, 3])"),
+        # an angle in degrees, and a choice as people name it
+        ("circle-image", "116.6\u00b0"),
+        ("circle-image", "116.6 degrees"),
+        ("zero-row-zero-eps", "Option D"),
+        ("zero-row-zero-eps", "option (d)"),
+        ("zero-row-positive-eps", "A - a row of zeros"),
+        ("zero-row-positive-eps", "A \u2013 a row of zeros"),
+        ("zero-row-positive-eps", "Option A: a row of zeros"),
     ],
 )
 def test_right_answers_in_every_form_a_person_types(exercise_id, answer):
@@ -131,17 +148,55 @@ def test_nonsense_is_refused_with_a_clear_message(exercise_id, answer, found):
 
 
 def test_an_answer_at_fewer_decimals_is_right_so_far_and_says_how_many_to_give():
-    for exercise_id, answer in (
-        ("reciprocal-rms", "0.2828"),
-        ("plateau-value", "0.99"[:3]),  # 0.9 is not 0.999999 to one decimal: not so far
-        ("tiny-normalized", "[0.0943, 0.1257]"),
-    ):
+    for exercise_id, answer in (("reciprocal-rms", "0.2828"), ("tiny-normalized", "[0.0943, 0.1257]")):
         verdict = check(exercise_id, answer)
-        if answer == "0.9":
-            assert verdict.outcome is Outcome.WRONG
-            continue
         assert verdict.outcome is Outcome.CLOSE and not verdict.correct, exercise_id
         assert "give six decimals" in verdict.message and "Hint" not in verdict.message
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "named"),
+    [
+        ("normalized", "[1, 1]", "1 in size"),  # the misconception predict.md warns against
+        ("huge-row", "[1, 1]", "1 in size"),
+        ("grad-gain", "[1, -2]", "grad_output itself"),
+        ("tiny-scaled", "[0.6, 0.8]", "unit vector"),
+        ("reciprocal-rms", "0.3", None),  # one figure agrees with 0.282843: too few to be right so far
+        ("anchor-mean", "1", None),  # and with 0.894427
+        ("reciprocal-rms", "0.28", None),  # two are too few too
+    ],
+)
+def test_an_answer_agreeing_to_fewer_than_three_figures_or_a_misconception_is_not_right_so_far(
+    exercise_id, answer, named
+):
+    verdict = check(exercise_id, answer)
+    assert verdict.outcome is Outcome.WRONG
+    if named:
+        assert named in verdict.message and verdict.slips == (verdict.message,)
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [("reciprocal-rms", "0.283"), ("normalized", "[0.849, 1.13]"), ("anchor-mean", "0.894")],
+)
+def test_three_significant_figures_all_right_are_right_so_far(exercise_id, answer):
+    assert check(exercise_id, answer).outcome is Outcome.CLOSE
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("output", "[1.27279221, 0.56568513]"),  # eight decimals that round to the reference at the six asked
+        ("reciprocal-rms", "0.28284260"),
+        ("normalized", "[0.84852814 1.13137026]"),
+    ],
+)
+def test_more_decimals_than_asked_are_judged_at_the_decimals_asked(exercise_id, answer):
+    assert check(exercise_id, answer).outcome is Outcome.CORRECT
+
+
+def test_more_decimals_that_round_elsewhere_are_still_wrong():
+    assert check("output", "[1.2727926, 0.5656852]").outcome is Outcome.WRONG  # 1.272793 at six decimals
 
 
 @pytest.mark.parametrize("answer", ["1", "1.0", "1.000000"])

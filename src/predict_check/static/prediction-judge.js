@@ -1,7 +1,7 @@
 // The judge of the prediction boxes: what an answer is, and its verdict, without a kernel.
 //
-// Laid out like its Python counterparts, section by section: reading (grading/reading.py),
-// the kinds (grading/kinds.py) and the verdict (grading/feedback.py). What an answer is comes
+// Laid out like its Python counterparts, section by section: reading (reading.py),
+// the kinds (kinds.py) and the verdict (verdicts.py). What an answer is comes
 // from the package as data (prediction-data.js: window.predictCheckData), and each box
 // carries its exercise's kind, reference, known slips and every text a verdict can say. This
 // script reads, compares and picks; it fills those texts in and adds no words of its own.
@@ -11,14 +11,14 @@
   const SHARED = window.predictCheckData;
   const RULES = SHARED.rules, JUDGING = SHARED.judging;
 
-  // --- reading (grading/reading.py) --------------------------------------------------
+  // --- reading (reading.py) --------------------------------------------------
   const TABLE = new Map(Object.entries(RULES.characters.single).map(([c, p]) => [c.codePointAt(0), p]));
   for (const [first, count, to] of RULES.characters.runs) {
     for (let k = 0; k < count; k++) TABLE.set(first + k, String.fromCodePoint(to + k));
   }
   const whole = (pattern) => new RegExp("^(?:" + pattern + ")$");
   const NUMBER = whole(RULES.number), WHOLE = whole(RULES.whole);
-  const LETTER = whole(RULES.letter), LABELLED = whole(RULES.labelled);
+  const LETTER = whole(RULES.letter), LABELLED = whole(RULES.labelled), PRINTED = whole(RULES.printed);
 
   const plain = (text) => Array.from(text, (c) => TABLE.get(c.codePointAt(0)) ?? c).join("");
   const trim = (text) => text.replace(/^ +| +$/g, "");
@@ -27,8 +27,11 @@
   function typed(raw) {  // reading.typed: { text, entries }
     let text = trim(plain(raw));
     if (text.length >= 2 && text[0] === text[text.length - 1] && RULES.quotes.includes(text[0])) text = trim(text.slice(1, -1));
+    const printed = PRINTED.exec(text);  // numpy's and PyTorch's print formats around a value
+    if (printed) text = trim(printed[1]);
     if (text.length >= 2 && ((text[0] === "[" && text.endsWith("]")) || (text[0] === "(" && text.endsWith(")")))) {
-      const entries = text.slice(1, -1).split(",").map(trim);
+      const inside = text.slice(1, -1);  // split at commas, or, with none, at spaces as numpy prints
+      const entries = inside.includes(",") ? inside.split(",").map(trim) : trim(inside).split(" ").filter(Boolean);
       if (entries.length && !entries[entries.length - 1]) entries.pop();
       return { text, entries };
     }
@@ -51,9 +54,10 @@
     if (word === "nan") return NaN;
     return Number(token);
   };
-  const plainWords = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
+  const lower = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());  // reading.ascii_lower
+  const plainWords = (text) => lower(text).split(" ").filter(Boolean).join(" ").replace(/\.+$/, "");
 
-  // --- the kinds (grading/kinds.py): a reading, or what was found instead ----------------
+  // --- the kinds (kinds.py): a reading, or what was found instead ----------------
   class Found { constructor(key, fill) { this.key = key; this.fill = fill || {}; } }
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
   const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma), PERCENT = whole(RULES.percent);
@@ -109,12 +113,12 @@
       if (bad >= 0) return t.entries === null ? new Found("text", { what }) : new Found("entry", { index: bad + 1, what });
       return { value: sizes, shown: "(" + sizes.join(", ") + (sizes.length === 1 ? ",)" : ")") };
     },
-    place(t) {  // kinds.Place.read: a number as typed, or as the marker wrote it
-      return t.entries === null ? number(t.text, { decimals: 0, units: [] }) : listFound(t.entries);
+    place(t, kind) {  // kinds.Place.read: a number as typed (in degrees on an angle), or as the marker wrote it
+      return t.entries === null ? number(t.text, { decimals: 0, units: kind.units }) : listFound(t.entries);
     },
     choice(t, kind) {
       let index = -1;
-      const letter = LETTER.exec(t.text), labelled = LABELLED.exec(t.text);
+      const letter = LETTER.exec(lower(t.text)), labelled = LABELLED.exec(lower(t.text));
       if (letter) index = kind.letters.indexOf(letter[1].toUpperCase());
       if (index < 0 && labelled) {
         const at = kind.letters.indexOf(labelled[1].toUpperCase());
@@ -125,11 +129,20 @@
     },
   };
 
-  // --- comparing (kinds._compare) and the verdict (feedback.judge) ---------------------------
+  // --- comparing (kinds._compare) and the verdict (verdicts.judge) ---------------------------
+  const unit = (d) => 1 / Number("1e" + d);  // kinds._unit
+  function rounded(v, d) {  // kinds._rounded: half up, by the same float steps
+    const scale = Number("1e" + d);
+    if (!(Number.isFinite(v) && Math.abs(v) * scale < 2 ** 52)) return v;
+    return Math.floor(v * scale + 0.5) / scale;
+  }
+  const figures = (v, d) => (!Number.isFinite(v) || v === 0 ? 0  // kinds.figures: from the shortest text of v
+    : d + Number(Math.abs(v).toExponential().split("e")[1]) + 1);
   const agree = (g, e, d) => (Number.isFinite(g) && Number.isFinite(e)  // kinds._agree: inf is inf, nan is nan
-    ? Math.abs(g - e) <= 0.5 / 10 ** d + JUDGING.slack * Math.max(1, Math.abs(e))
+    ? Math.abs(rounded(g, d) - e) <= 0.5 * unit(d) + JUDGING.slack * Math.max(1, Math.abs(e))
     : g === e || (Number.isNaN(g) && Number.isNaN(e)));
-  const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 / 10 ** d;
+  const nearly = (g, e, d) => Number.isFinite(g) && Math.abs(g - e) < 0.5 * unit(d);
+  const soFar = (g, d, e, asked) => d < asked && figures(g, d) >= JUDGING.figures && nearly(g, e, d);  // kinds._so_far
   const list = (v) => (Array.isArray(v) ? v : [v]);
   const exact = (kind) => kind.type === "shape" || kind.type === "choice";
 
@@ -147,11 +160,10 @@
     if (kind.type === "place") return within(kind, given.value[0], expected) ? "correct" : "wrong";
     if (kind.type === "shape") return given.value.join() === expected.join() ? "correct" : "wrong";
     if (kind.type === "choice") return given.value === expected ? "correct" : "wrong";
-    const e = list(expected);
-    if (given.value.every((g, i) => agree(g, e[i], kind.decimals))) return "correct";
-    const soFar = given.value.every((g, i) => nearly(g, e[i], Math.min(given.decimals[i], kind.decimals)));
-    const fewer = Math.min(...given.decimals) < kind.decimals && given.value.some((g) => g !== 0);
-    return soFar && fewer ? "close" : "wrong";
+    const e = list(expected), right = given.value.map((g, i) => agree(g, e[i], kind.decimals));
+    if (right.every(Boolean)) return "correct";
+    const close = given.value.every((g, i) => right[i] || soFar(g, given.decimals[i], e[i], kind.decimals));
+    return close ? "close" : "wrong";
   }
 
   function matches(kind, given, value, asked) {  // kinds.*.matches (to the decimals given) and exactly (asked)
@@ -188,7 +200,7 @@
     const slips = exactly.length ? exactly : data.slips.filter((p) => matches(data.kind, given, p[0], false));
     if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
     if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
-      return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // feedback.judge: inf or nan
+      return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // verdicts.judge: inf or nan
     }
     const place = off(data.kind, given, data.answer);
     if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };

@@ -1,7 +1,7 @@
 // A picture to answer on: a marker placed on an axis (or around a circle) by pointer or by keys.
 //
 // The axis, the tolerance and, once judged, the truth to draw come from the package as each
-// box's data (grading/kinds.py Place, questions/registry.py Solution.picture). The marker writes the value
+// box's data (kinds.py Place, exercises.py Solution.picture). The marker writes the value
 // it stands at into the box's text field, so a placed answer is read, judged, kept and
 // downloaded exactly as a typed one; typing moves the marker too. Its labels never overlap:
 // each is laid out again whenever the marker moves or the truth is drawn (layout below).

@@ -1,5 +1,5 @@
 // What stays in the reader's browser: each box's first and last answer, answers shown, practice
-// and who the reader is; and the answers file written from them (grading/saved_answers.py writes
+// and who the reader is; and the answers file written from them (saved.py writes
 // the same bytes in a kernel). The store is read defensively: an entry this page cannot use is set
 // aside (the store as it was is kept apart, for a page that can read it), and the page says so. Where the browser refuses to store anything (site data blocked) or
 // its store is full, the answers are kept in this page's memory instead, and the page says so.
@@ -12,7 +12,8 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
 
   // answers[id] is { first, last, outcome, right, at }: at, when the last was typed (Date.toISOString);
-  // firsts[id] is the first prediction ({ text, shown }: shown when "Show the answer" came before it);
+  // firsts[id] is the first prediction ({ text, shown, outcome }: shown when "Show the answer" came before it,
+  // outcome its verdict, as answers[id].outcome is the last's);
   // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.
   const STORE = SHARED.store;  // the course's own place in the browser
   const ASIDE = STORE + "/set-aside";  // the last store that held entries this page could not use, as it was
@@ -62,7 +63,8 @@
     if (Array.isArray(saved.shown)) clean.shown = saved.shown.filter((id) => typeof id === "string");
     const firsts = isTable(saved.firsts) ? saved.firsts : {};
     for (const [id, entry] of Object.entries(firsts)) {
-      if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean") clean.firsts[id] = entry;
+      const judged = entry && (entry.outcome === undefined || READABLE.includes(entry.outcome));
+      if (isTable(entry) && isText(entry.text) && typeof entry.shown === "boolean" && judged) clean.firsts[id] = entry;
       else whole = false;
     }
     for (const [id, entry] of Object.entries(clean.answers)) {  // a store kept before firsts were: its first answers
@@ -92,7 +94,7 @@
     } catch (error) { memory = copy(state); }
   }
 
-  function answersFile(state) {  // saved_answers.typed_answers_file, which the widget saves in a kernel: the same bytes
+  function answersFile(state) {  // saved.typed_answers_file, which the widget saves in a kernel: the same bytes
     const file = SHARED.file, name = fileName(state);
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
     const lines = [file.header, file.grade.replace("{file}", name), file.where];

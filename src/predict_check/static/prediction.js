@@ -16,15 +16,46 @@
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
   let panel = null;
 
+  // A first try is right when it was judged right and no answer was shown before it.
+  const firstRight = (first) => Boolean(first && first.text && !first.shown && first.outcome === "correct");
+
   function updateProgress() {
+    const state = load();
+    standings(state);
     if (!panel) return;
-    const answers = load().answers;
-    const checked = chapter.filter((id) => answers[id]);
-    const right = checked.filter((id) => answers[id].outcome === "correct").length;
-    panel.querySelector(".prediction-count").textContent = fill(SHARED.count, { checked: checked.length, of: chapter.length, right });
+    const checked = chapter.filter((id) => state.answers[id]);
+    const right = checked.filter((id) => state.answers[id].outcome === "correct").length;
+    const first = checked.filter((id) => firstRight(state.firsts[id])).length;
+    const count = { checked: checked.length, of: chapter.length, right, first };
+    panel.querySelector(".prediction-count").textContent = fill(SHARED.count, count);
     panel.querySelector(".prediction-set-aside").hidden = !store.setAside;
     panel.querySelector(".prediction-unkept").hidden = !store.unkept;
     panel.querySelector(".prediction-note").hidden = store.unkept;  // "kept in this browser" would not be true
+  }
+
+  function standings(state) {  // on the review page, each fold's title says where its exercise stands
+    const words = SHARED.standing;
+    document.querySelectorAll("details.prediction-review").forEach(function (fold) {
+      const id = fold.querySelector(".prediction[data-exercise]").dataset.exercise;
+      const answer = state.answers[id], first = state.firsts[id], look = answer && SHARED.looks[answer.outcome];
+      const parts = [answer ? fill(words.tried, { mark: look.mark, word: look.word }) : words.untried];
+      if (first && first.shown) parts.push(words["shown first"]);
+      else if (answer) parts.push(firstRight(first) ? words["first right"] : words["first not right"]);
+      fold.querySelector(".prediction-standing").textContent = fill(words.joined, { parts: parts.join(", ") });
+    });
+  }
+
+  function judgedAgain(state, data) {  // the kept outcomes as this page judges them (its judge may be newer)
+    let changed = false;
+    const answer = state.answers[data.id], first = state.firsts[data.id];
+    for (const [entry, text] of [[answer, answer && answer.last], [first, first && first.text]]) {
+      const now = text ? judge(data, text).outcome : null;
+      if (!READABLE.includes(now) || now === entry.outcome) continue;
+      entry.outcome = now;
+      changed = true;
+    }
+    if (answer && answer.outcome === "correct" && !answer.right) answer.right = true;  // once right, open
+    return changed;
   }
 
   function button(text, action) {
@@ -276,7 +307,7 @@
       const at = new Date().toISOString();  // when the last answer was typed: the newer wins when files merge
       state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right, at };
       const first = state.firsts[data.id];
-      if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown) };
+      if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown), outcome: verdict.outcome };
       save(state);
       gate();
       updateProgress();
@@ -293,6 +324,7 @@
       updateProgress();
     });
     const state = load(), earlier = state.answers[data.id];
+    if (judgedAgain(state, data)) save(state);
     if (earlier) {
       input.value = earlier.last;
       show(box, judge(data, earlier.last));

@@ -63,6 +63,12 @@ def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray
     given={"x": X, "g": G, "eps": EPS, "upstream": UPSTREAM},
     variants=GRADIENT_CASES,
     carried=(Carried("normalized", lambda xhat: vector(np.asarray(UPSTREAM) * np.asarray(xhat))),),
+    misconceptions=(
+        (
+            lambda x, g, eps, upstream: upstream,
+            "That is grad_output itself; each gain coordinate's gradient also carries its x-hat coordinate.",
+        ),
+    ),
 )
 def _grad_gain(x, g, eps, upstream) -> Solution:
     p = evidence.primary(x, g, eps, upstream)

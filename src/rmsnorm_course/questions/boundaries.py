@@ -10,7 +10,7 @@ from ..core.errors import RMSNormError
 from ..core.format import fmt
 from ..core.rmsnorm import rms_norm
 from ..studies import example
-from .course import COURSE, EPS, PAIR, G, nums, stages_of
+from .course import COURSE, EACH_ONE, EPS, PAIR, UNIT, G, each_one, nums, stages_of, unit
 
 OUTCOMES = {  # what can become of the all-zero row (example.ZERO_ROW)
     "zeros": "a row of zeros",
@@ -100,6 +100,7 @@ def _zero_row_zero_eps() -> Solution:
         "inf and nan come from the formula as written, whose squares overflow; the package divides the row by its "
         "largest magnitude before squaring, so nothing overflows."
     ),
+    misconceptions=((lambda row: each_one(row), EACH_ONE), (lambda row: unit(row), UNIT)),
 )
 def _huge_row(row) -> Solution:
     normalized = stages_of(row, eps=example.IDEAL_EPS).normalized

@@ -58,6 +58,23 @@ def vector(values: np.ndarray) -> tuple[float, ...]:
     return tuple(float(value) for value in values)
 
 
+def each_one(x) -> tuple[float, ...]:
+    """x with every coordinate made 1 in size, its sign kept: what predict.md says x-hat is not."""
+    return vector(np.sign(np.asarray(x, dtype=float)))
+
+
+def unit(x) -> tuple[float, ...]:
+    """x divided by its length: the unit vector, which predict.md says x-hat is not (a huge row's too)."""
+    scaled = np.asarray(x, dtype=float) / np.max(np.abs(x))
+    return vector(scaled / np.linalg.norm(scaled))
+
+
+# What the chapter calls misconceptions about x-hat, each with its note (declared beside each box it fits).
+EACH_ONE = "That makes each coordinate 1 in size; x-hat divides every coordinate by one shared factor, so they keep "
+EACH_ONE += "their ratio."
+UNIT = "That is the unit vector along x; x-hat divides by the root of the mean square, not by the length."
+
+
 def root(mean_square: object) -> float:
     """The worked example's RMS for a student's mean square (inf or nan where it is no number)."""
     with np.errstate(all="ignore"):

@@ -13,6 +13,7 @@ from ..core.rmsnorm import rms_norm
 from ..studies import evidence, example
 from .course import (
     COURSE,
+    EACH_ONE,
     EPS,
     EXACT,
     FACTOR,
@@ -21,12 +22,15 @@ from .course import (
     PAIRS,
     TINY,
     TINY_TEXT,
+    UNIT,
     X_TEXT,
     G,
     X,
+    each_one,
     nums,
     root,
     stages_of,
+    unit,
     vector,
 )
 
@@ -84,6 +88,7 @@ def _reciprocal_rms(x, eps) -> Solution:
         Carried("reciprocal-rms", lambda r: vector(np.asarray(X) * float(r))),
         Carried("mean-square", lambda ms: vector(np.asarray(X) / root(ms)) if root(ms) else (math.inf, math.inf)),
     ),
+    misconceptions=((lambda x, eps: each_one(x), EACH_ONE),),
 )
 def _normalized(x, eps) -> Solution:
     forward = stages_of(x, eps=eps)
@@ -229,6 +234,7 @@ TINY_PAIRS = ((0.0001, 0.0002), (0.001, 0.002), (0.0006, 0.0008), (-0.0005, 0.00
     "Add eps to the mean square of this x before you take the square root.",
     given={"x": TINY, "eps": EPS},
     variants=tuple({"x": x} for x in TINY_PAIRS),
+    misconceptions=((lambda x, eps: unit(x), UNIT),),
 )
 def _tiny_normalized(x, eps) -> Solution:
     forward = stages_of(x, eps=eps)
@@ -250,6 +256,7 @@ def _tiny_normalized(x, eps) -> Solution:
     "Scaling x by a multiplies the mean square by a squared; eps stays where it is.",
     given={"x": TINY, "eps": EPS, "factor": FACTOR},
     variants=tuple({"x": x, "factor": factor} for x, factor in zip(TINY_PAIRS, (10.0, 5.0, 2.0, 10.0, 0.1))),
+    misconceptions=((lambda x, eps, factor: unit(x), UNIT),),
 )
 def _tiny_scaled(x, eps, factor) -> Solution:
     card = evidence.scale_card("near-zero", x, eps, factor)

@@ -1,4 +1,7 @@
-"""The evidence report as plain text: every value with six decimals, then the verdicts."""
+"""The evidence report as plain text: every value with six decimals, then the verdicts.
+
+It shows the worked answers to many of the chapter's predictions, and says so first (``WARNING``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,13 @@ from ..core.format import fmt
 from ..core.gradcheck import GradientCheckReport
 from ..studies.evidence import Evidence
 from ..studies.example import ANCHOR, BATCH, COMPANION, GAIN_NAME
+
+WARNING = (
+    "This report shows the answers to many of the chapter's predictions: every stage of the worked example, "
+    "the scale cards, both gradients, and what the package does with the rows it refuses. If you are working "
+    "through the chapter, make your predictions first, in its boxes or with check(), then read on."
+)
+GO_ON = "Press Enter to show the report, or Ctrl+C to stop: "  # asked on a terminal, before anything is shown
 
 
 def render(evidence: Evidence) -> str:
