@@ -68,9 +68,13 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
     block = text.split("\nmean-square: ")[1].split("\nreciprocal-rms: ")[0]
     written = slip(COURSE.exercises["mean-square"])  # 25, as the file writes it
     note = "That is the sum of the squares; the mean divides it by d."
-    assert f"    {written} ({slips} students): {note}" in block
-    assert f"    26.0 ({wrong - slips} students): no known slip gives this answer" in block
-    assert f"    (could not be read) ({unreadable} students)" in block
+    assert f"    {written} ({students(slips)}): {note}" in block
+    assert f"    26.0 ({students(wrong - slips)}): no known slip gives this answer" in block
+    assert f"    (could not be read) ({students(unreadable)})" in block
+
+
+def students(count: int) -> str:
+    return f"{count} student{'s' * (count != 1)}"
 
 
 def test_the_summary_says_who_needs_review_and_why():
