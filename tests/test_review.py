@@ -77,4 +77,4 @@ def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_q
     assert (rows["69437"]["points"], rows["69437"]["needs review"]) == ("0", "yes")
     assert "beckertom_69437_678901_essay.docx is no answers file; not graded" in rows["69437"]["problems"]
     queued = {(row["file"], row["what"]) for row in queue()}
-    assert queued == {("beckertom_69437_678901_essay.docx", "file not read"), ("teacher-notes.txt", "not graded")}
+    assert queued == {("beckertom_69437_678901_essay.docx", "not graded"), ("teacher-notes.txt", "not graded")}

@@ -228,8 +228,8 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
     out += [f"Score: {p.score}"] + (_wrap(p.late) if p.late else [])
     if options.note:
         out += ["", "Note from your teacher:"]
-        for paragraph in options.paragraphs:
-            out += [wrapped for line in paragraph for wrapped in _wrap(visible(line), "  ")] + [""]
+        for number, paragraph in enumerate(options.paragraphs):
+            out += [""] * (number > 0) + [wrapped for line in paragraph for wrapped in _wrap(visible(line), "  ")]
     if p.unreadable is not None:
         return "\n".join([*out, "", *_wrap(f"Nothing in this file could be read: {one_line(p.unreadable)}")]) + "\n"
     out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}")]

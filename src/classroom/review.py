@@ -52,7 +52,8 @@ def queue(graded: Sequence[GradedFile], found: Found | None = None, unknown: Seq
 
 
 def _items(file: GradedFile) -> list[Item]:
-    items = [Item(file, file.label, "", "file not read", None, file.problems()[0])] if file.sheet.unreadable else []
+    unread = "file not read" if file.graded else "not graded"
+    items = [Item(file, file.label, "", unread, None, file.problems()[0])] if file.sheet.unreadable else []
     if file.sheet.unreadable is None:
         bad = {line.key for line in file.sheet.bad if line.table is None}
         items += [
@@ -62,7 +63,8 @@ def _items(file: GradedFile) -> list[Item]:
         items += [
             Item(file, file.label, verdict.exercise_id, "answer not read", file.typed(position), verdict.message)
             for position, verdict in enumerate(file.verdicts)
-            if verdict.outcome is Outcome.UNREADABLE and verdict.exercise_id not in bad | set(file.regraded)
+            if verdict.outcome is Outcome.UNREADABLE
+            and verdict.exercise_id not in {*bad, *file.regraded, *file.shifted}
         ]
     if file.shifted:
         said = (

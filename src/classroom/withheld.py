@@ -64,9 +64,18 @@ def _answer(course: Course, exercise_id: str) -> tuple[object, ...]:
 
 def gives_away(text: str, exercises: Iterable[Exercise]) -> bool:
     """Whether ``text`` states the answer to any of these exercises."""
+    exercises = list(exercises)
+    if not exercises:
+        return False
+    return bool(_stated_by(exercises[0].course, text) & {exercise.id for exercise in exercises})
+
+
+@cache
+def _stated_by(course: Course, text: str) -> frozenset[str]:
+    """The exercises whose answers ``text`` states (a class's pages repeat the same few reasonings)."""
     numbers = _numbers(text)
     lists = [_numbers(inside) for inside in LIST.findall(text)]
-    return any(_stated(exercise, text, numbers, lists) for exercise in exercises)
+    return frozenset(exercise.id for exercise in course if _stated(exercise, text, numbers, lists))
 
 
 def _stated(exercise: Exercise, text: str, numbers: list, lists: list[list]) -> bool:
