@@ -12,7 +12,7 @@ from submissions import generate_class, slip, write_class
 
 from classroom.__main__ import main
 from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
-from classroom.pages import HELD_BACK, feedback_html, feedback_markdown, feedback_names
+from classroom.pages import HELD_BACK, feedback_html, feedback_markdown, page_stems
 from classroom.report import OutputError, Run, refuse, summary
 from rmsnorm_course.questions import COURSE
 
@@ -115,7 +115,7 @@ def test_markup_in_an_answer_that_cannot_be_read_is_shown_back_as_text_only(tmp_
 
 def test_feedback_pages_are_named_by_number_and_a_slug_whatever_the_files_names():
     graded = grade_files(COURSE, [Path("a/x.toml"), Path("b/x.toml"), Path("c/X.toml"), Path("José\n.toml")])
-    assert feedback_names(graded) == ["001-x.md", "002-x.md", "003-x.md", "004-jose.md"]
+    assert page_stems(graded) == ["001-x", "002-x", "003-x", "004-jose"]
 
 
 def test_no_output_may_replace_a_graded_file(tmp_path):

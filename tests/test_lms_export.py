@@ -121,9 +121,12 @@ def zip_names(path: Path) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
-def test_feedback_pages_are_zipped_as_each_lms_s_bulk_upload_matches_them(tmp_path):
+def test_feedback_pages_are_zipped_as_each_lms_s_bulk_upload_matches_them(tmp_path, capsys):
     canvas_class(tmp_path / "canvas")
+    (tmp_path / "canvas" / "by-email.toml").write_text('id = "70001"\n' + THREE_RIGHT, encoding="utf-8")
     assert main(["grade", "canvas", "--pattern", "canvas", "--out", "out-canvas"]) == 0
+    said = capsys.readouterr().err
+    assert "warning: 1 student (by-email (70001) first) has no page in canvas-feedback.zip: their files" in said
     pages = zip_names(Path("out-canvas/canvas-feedback.zip"))
     # Canvas takes the first two numbers between underscores: the user's id, and the id of the file handed in
     matched = {tuple(part for part in name.split("_") if part.isdigit())[:2]: data for name, data in pages.items()}
@@ -144,7 +147,7 @@ def test_an_export_that_gives_a_student_twice_is_refused_before_anything_is_writ
     args = ["grade", "class", "--pattern", "canvas", "--lms-gradebook", str(export), "--column", "RMSNorm predictions"]
     assert main([*args, "--out", "out"]) == 1
     said = capsys.readouterr().err
-    assert "gives the ID '69437' on rows 3 and 6; expected each student once: export the gradebook again" in said
+    assert "gives the ID '69437' on lines 3 and 6; expected each student once: export the gradebook again" in said
     assert not Path("out").exists()
 
 

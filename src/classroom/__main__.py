@@ -21,7 +21,7 @@ from predict_check.untrusted import quoted, visible
 
 from . import lms, overrides, policy, report
 from .files import Found, answer_files
-from .gradebook import GradedFile, grade_file, grade_files, number, rows
+from .gradebook import GradedFile, grade_file, grade_files, number, rows, who
 from .pages import FORMATS, Options
 from .publish import PublishError
 from .students import Pattern
@@ -131,7 +131,7 @@ def _graded(course: Course, sources: list[str], args: argparse.Namespace) -> rep
     """Read the options and the files, grade them into one row per student; None (with words) when nothing is there."""
     pattern = Pattern.of(args.pattern) if args.pattern else None
     chosen = policy.load(course, args.policy) if args.policy else policy.Policy.default(course)
-    options = Options(args.title, _note(args), _formats(args.formats), args.names)
+    options = Options(args.title, _note(args), _formats(args.formats))
     export = lms.read(args.lms_gradebook, args.column) if args.lms_gradebook else None
     if export is not None:
         lms.refuse_another_maximum(export, chosen.maximum)
@@ -143,7 +143,7 @@ def _graded(course: Course, sources: list[str], args: argparse.Namespace) -> rep
     names = {**(export.names if export else {}), **chosen.names}
     handed_in = [other for other in found.others if pattern is not None and pattern.match(other.label)]
     files = grade_files(course, found.sources, pattern, chosen, names)
-    files += [grade_file(course, other, pattern, chosen, names) for other in handed_in]
+    files += [grade_file(course, other, pattern, chosen, names, graded=False) for other in handed_in]
     graded = rows(files)
     if args.overrides is not None:
         graded = overrides.apply(graded, overrides.load(course, chosen, args.overrides), chosen)
@@ -179,6 +179,11 @@ def _warnings(run: report.Run, args: argparse.Namespace) -> list[str]:
     if stray:
         said.append(f"the roster's ids {', '.join(map(quoted, stray[:5]))} match no student's file "
                     "(ids are compared as written: 0102 is not 102)")  # fmt: skip
+    unzipped = [file for file in run.graded if run.lms and file.graded and lms.entry_name(run.lms, file) is None]
+    if unzipped:
+        count, has = len(unzipped), "has" if len(unzipped) == 1 else "have"
+        said.append(f"{count} student{'s' * (count != 1)} ({who(unzipped[0])} first) {has} no page in "
+                    f"{run.lms}-feedback.zip: their files do not carry {run.lms.title()}'s numbers")  # fmt: skip
     if run.export is not None and run.export.lms == "canvas" and run.policy and run.policy.late_factor != 1:
         said.append("Canvas may deduct for lateness again on import: turn off its automatic late deduction "
                     "(the course's Gradebook settings, Late Policies) or drop [late] from the policy")  # fmt: skip

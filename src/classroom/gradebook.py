@@ -65,6 +65,7 @@ class GradedFile:
     undecided: str | None = None
     shifted: tuple[str, ...] = ()
     regraded: Mapping[str, str] = field(default_factory=dict)
+    graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
 
     @property
     def path(self) -> Path:
@@ -87,11 +88,6 @@ class GradedFile:
     @property
     def percentage(self) -> float:
         return 100 * self.total / self.maximum if self.maximum else 0.0
-
-    @property
-    def graded(self) -> bool:
-        """Whether the row's file is an answers file at all (a ``.docx`` is handed in, but not graded)."""
-        return Source(self.path, self.label or self.path.name).answers
 
     @property
     def needs_review(self) -> bool:
@@ -121,11 +117,15 @@ def grade_file(
     pattern: Pattern | None = None,
     policy: Policy | None = None,
     names: Mapping[str, str] | None = None,
+    graded: bool = True,
 ) -> GradedFile:
-    """Read one file (never run, never written), judge every exercise of the course in it, and name its student."""
+    """Read one file (never run, never written), judge every exercise of the course in it, and name its student.
+
+    A file handed in that is no answers file (not ``graded``) is a row that says so.
+    """
     source = path if isinstance(path, Source) else Source(Path(path), label_of(Path(path), None, str(path)))
     policy = policy or Policy.default(course)
-    if source.answers:
+    if graded:
         sheet = AnswerSheet.read(course, source.path)
     else:
         sheet = AnswerSheet(course, source.path, unreadable=f"{visible(source.label)} is no answers file; not graded")
@@ -148,6 +148,7 @@ def grade_file(
         frozenset(exercise_id for exercise_id, outcome in outcomes.items() if outcome is Outcome.CORRECT),
         changed,
         shifted=_shifted(course, sheet, judged),
+        graded=graded,
     )
 
 

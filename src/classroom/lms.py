@@ -152,7 +152,7 @@ def _refuse_repeats(export: Export, shown: str) -> None:
         for n in export.students:
             value = export.cell(export.rows[n], column)
             if value and value in seen:
-                raise LmsError(f"{shown} gives the {column} {quoted(value)} on rows {seen[value] + 1} and {n + 1}; "
+                raise LmsError(f"{shown} gives the {column} {quoted(value)} on lines {seen[value] + 1} and {n + 1}; "
                                "expected each student once: export the gradebook again")  # fmt: skip
             seen[value] = n
 
@@ -207,7 +207,7 @@ def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes])
     count = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file, data in zip(graded, pages):
-            name = _entry(lms, file)
+            name = entry_name(lms, file)
             if name is not None and file.graded:
                 entry = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
                 entry.external_attr = 0o644 << 16
@@ -216,7 +216,7 @@ def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes])
     return buffer.getvalue(), count
 
 
-def _entry(lms: str, file: GradedFile) -> str | None:
+def entry_name(lms: str, file: GradedFile) -> str | None:
     """The page's name in the zip, made of the LMS's numbers and an ASCII slug only; None where it has no numbers."""
     student_id, who = file.student.id or "", slug(file.student.name) or "student"
     if not DIGITS.fullmatch(student_id):

@@ -48,7 +48,6 @@ class Options:
     title: str | None = None
     note: str | None = None
     formats: tuple[str, ...] = FORMATS
-    names: bool = False  # the summary names who gave each answer
 
     @property
     def paragraphs(self) -> list[list[str]]:
@@ -279,11 +278,6 @@ def page_stems(graded: Sequence[GradedFile]) -> list[str]:
     """Each page's file name without its extension: a number and an ASCII slug, unique whatever the names."""
     width = max(3, len(str(len(graded))))
     return [f"{n:0{width}d}-{slug(file.student.name) or 'student'}" for n, file in enumerate(graded, start=1)]
-
-
-def feedback_names(graded: Sequence[GradedFile], form: str = "md") -> list[str]:
-    """Each row's page name in one form: ``001-alice.md``."""
-    return [f"{stem}.{form}" for stem in page_stems(graded)]
 
 
 def feedback_pages(graded: Sequence[GradedFile], options: Options = Options()) -> dict[str, bytes]:
