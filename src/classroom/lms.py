@@ -13,8 +13,9 @@ keeps the cell as exported, blank. An export whose ids repeat, or whose column i
 other points than the policy's maximum, is refused. ``feedback_zip`` names each page as
 the LMS's bulk upload matches it: Canvas's "Re-Upload Submissions" by the user's id and
 the handed-in file's id, the first two numbers between underscores in the name
-(``feedback_69437_678901_tom-becker.html``); Moodle's "Upload multiple feedback files in
-a zip" by the participant's number in a folder's name
+(``feedback_69437_678901_tom-becker.txt``; Canvas shows it under the name of the file
+handed in, so it is the plain-text page, readable whatever its name); Moodle's "Upload
+multiple feedback files in a zip" by the participant's number in a folder's name
 (``ana-perez_301_assignfeedback_file_/feedback.html``).
 """
 
@@ -35,6 +36,7 @@ from predict_check.untrusted import quoted, slug, visible
 from .gradebook import GradedFile, number
 
 BOM = "\ufeff"
+FORM = {"canvas": "txt", "moodle": "html"}  # the page each LMS's upload takes
 ID_COLUMNS = {"canvas": ("ID", "SIS User ID", "SIS Login ID"), "moodle": ("Identifier", "ID number")}
 ASSIGNMENT = re.compile(r"(?P<title>.*) \((?P<id>[0-9]+)\)")  # a Canvas assignment's column: Title (12345)
 DIGITS = re.compile(r"[0-9]+")
@@ -202,7 +204,7 @@ def comment(file: GradedFile) -> str:
 
 
 def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes]) -> tuple[bytes, int]:
-    """Each student's HTML page named as the LMS's bulk feedback upload expects, zipped; and how many are in it."""
+    """Each student's page (in the LMS's ``FORM``) named as its bulk feedback upload expects, zipped; how many."""
     buffer = io.BytesIO()
     count = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -224,4 +226,4 @@ def entry_name(lms: str, file: GradedFile) -> str | None:
     if lms == "moodle":
         return f"{who}_{student_id}_assignfeedback_file_/feedback.html"
     attempt = file.student.attempt
-    return f"feedback_{student_id}_{attempt}_{who}.html" if attempt is not None else None
+    return f"feedback_{student_id}_{attempt}_{who}.txt" if attempt is not None else None

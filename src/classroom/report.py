@@ -34,7 +34,7 @@ from . import lms, review
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
 from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally
-from .pages import Options, feedback_html, feedback_pages, page_stems
+from .pages import RENDER, Options, feedback_pages, page_stems
 from .policy import Policy
 from .publish import PublishError, publish
 
@@ -193,8 +193,11 @@ def contents(run: Run) -> dict[str, bytes]:
     if run.filled is not None:
         files[f"{run.export.lms}-grades.csv"] = run.filled[0]
     if run.lms is not None:
-        html = [pages.get(f"{stem}.html") or feedback_html(file, options).encode() for stem, file in zip(stems, graded)]
-        files[f"{run.lms}-feedback.zip"] = lms.feedback_zip(run.lms, graded, html)[0]
+        form = lms.FORM[run.lms]
+        sent = [
+            pages.get(f"{stem}.{form}") or RENDER[form](file, options).encode() for stem, file in zip(stems, graded)
+        ]
+        files[f"{run.lms}-feedback.zip"] = lms.feedback_zip(run.lms, graded, sent)[0]
     return files
 
 
