@@ -72,7 +72,7 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
 def test_the_summary_says_who_needs_review_and_why():
     graded = grade_files(COURSE, [Path("no/such/answers.toml")])
     text = summary(COURSE, graded, tally(COURSE, graded), items=Run(COURSE, graded).items)
-    assert "review queue (1 in review.csv): 1 file not read" in text and "cannot open no/such/answers.toml" in text
+    assert "review queue (1 in review.csv): file not read: 1" in text and "cannot open no/such/answers.toml" in text
 
 
 def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercise_not_right(graded):

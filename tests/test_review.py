@@ -45,7 +45,7 @@ def test_every_answer_and_line_not_read_is_queued_with_its_text_as_typed(tmp_pat
         ("b.toml", "", "no such exercise", ""),
     ]
     said = capsys.readouterr().out
-    assert "review queue (4 in review.csv): 2 answer not read; 1 line not read; 1 no such exercise" in said
+    assert "review queue (4 in review.csv): answer not read: 2; line not read: 1; no such exercise: 1" in said
     assert "  a mean-square: answer not read 'twelve and a half': expected a number" in said
 
 

@@ -37,7 +37,13 @@ TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
-TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("classroom"), autoescape=True, keep_trailing_newline=True)
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("classroom"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
 TEMPLATES.filters.update(shown=visible, line=one_line)
 
 

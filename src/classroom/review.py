@@ -106,7 +106,7 @@ def summary(items: Sequence[Item]) -> list[str]:
     if not items:
         return ["review queue: nothing to review"]
     kinds = Counter(item.what for item in items)
-    lines = [f"review queue ({len(items)} in review.csv): " + "; ".join(f"{n} {what}" for what, n in kinds.items())]
+    lines = [f"review queue ({len(items)} in review.csv): " + "; ".join(f"{what}: {n}" for what, n in kinds.items())]
     for item in items[:LISTED]:
         whose = who(item.file) if item.file else visible(item.label)
         where = f" {item.exercise}" if item.exercise else ""
