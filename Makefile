@@ -94,26 +94,32 @@ report: $(STAMP)
 # a dash too: it is passed as --answers=NAME); -P keeps the current folder, and whatever a
 # student left in it, off Python's import path.
 OUT ?= grades
-unexport ANSWERS DIR OUT PATTERN POLICY TITLE NOTE
+unexport ANSWERS DIR OUT PATTERN POLICY OVERRIDES LMS COLUMN TITLE NOTE
 export GRADE_ANSWERS := $(value ANSWERS)
 export GRADE_DIR := $(value DIR)
 export GRADE_OUT := $(value OUT)
 export GRADE_PATTERN := $(value PATTERN)
 export GRADE_POLICY := $(value POLICY)
+export GRADE_OVERRIDES := $(value OVERRIDES)
+export GRADE_LMS := $(value LMS)
+export GRADE_COLUMN := $(value COLUMN)
 export GRADE_TITLE := $(value TITLE)
 export GRADE_NOTE := $(value NOTE)
 grade: $(STAMP)
 	$(BIN)/python -P -m pytest exercises $${GRADE_ANSWERS:+"--answers=$$GRADE_ANSWERS"}
 
 # Grade a class's answer files in one run: make grade-class DIR=submissions [OUT=grades]
-# [PATTERN=canvas|moodle|blackboard|TEMPLATE] [POLICY=policy.toml] [TITLE="..."] [NOTE=note.txt]
-# writes OUT/grades.csv, OUT/grades-long.csv, the figure OUT/grades.png and a feedback page per
-# student in OUT/feedback, all replaced as one folder. Every name is passed after -- or as
-# --option=NAME, so none of them can become an option.
+# [PATTERN=canvas|moodle|blackboard|TEMPLATE] [POLICY=policy.toml] [OVERRIDES=overrides.toml]
+# [LMS=export.csv [COLUMN="Assignment title"]] [TITLE="..."] [NOTE=note.txt]
+# writes OUT/grades.csv, OUT/grades-long.csv, OUT/review.csv, the figure OUT/grades.png, a feedback page per
+# student in OUT/feedback, and with LMS the export filled in and the pages zipped for the LMS's upload, all
+# replaced as one folder. Every name is passed after -- or as --option=NAME, so none of them can become an option.
 grade-class: $(STAMP)
 	@test -n "$$GRADE_DIR" || { echo "Name the folder of answer files: make grade-class DIR=submissions" >&2; exit 1; }
 	$(BIN)/python -P -m classroom grade "--out=$$GRADE_OUT" \
 		$${GRADE_PATTERN:+"--pattern=$$GRADE_PATTERN"} $${GRADE_POLICY:+"--policy=$$GRADE_POLICY"} \
+		$${GRADE_OVERRIDES:+"--overrides=$$GRADE_OVERRIDES"} $${GRADE_LMS:+"--lms-gradebook=$$GRADE_LMS"} \
+		$${GRADE_COLUMN:+"--column=$$GRADE_COLUMN"} \
 		$${GRADE_TITLE:+"--title=$$GRADE_TITLE"} $${GRADE_NOTE:+"--note-file=$$GRADE_NOTE"} -- "$$GRADE_DIR"
 
 # Speed and memory against the copy limit, the peers and earlier kernels (AGAINST="d6ff2ee 0ce97f5";

@@ -4,8 +4,8 @@ Writes the seeded class of the gradebook's tests (300 answer files of known scor
 a few of them hostile) to a temporary folder, then times, end to end as an
 instructor runs them:
 
-- ``python -m classroom grade FOLDER --gradebook ... --feedback ...``, one process
-  for the whole class (the median of a few runs), checked against the known scores;
+- ``python -m classroom grade FOLDER --out ...``, one process for the whole class
+  (the median of a few runs), checked against the known scores;
 - ``python -m pytest exercises --answers FILE`` for the first files, one process each,
   as the README's loop did; the total for the class is that mean times the class size.
 """
@@ -48,14 +48,13 @@ def main(argv=None) -> int:
         submissions = generate_class(args.files)
         paths = write_class(root / "submissions", submissions)
         gradebook = root / "out" / "grades.csv"
-        one_run = [sys.executable, "-m", "classroom", "grade", str(root / "submissions")]
-        one_run += ["--gradebook", str(gradebook), "--feedback", str(root / "out" / "feedback")]
+        one_run = [sys.executable, "-m", "classroom", "grade", str(root / "submissions"), "--out", str(root / "out")]
         runs = [seconds(one_run) for _ in range(args.repeats)]
         with gradebook.open(encoding="utf-8") as file:
-            scores = {Path(row["file"]).name: int(row["score"]) for row in csv.DictReader(file)}
+            scores = {Path(row["file"]).name: int(row["points"]) for row in csv.DictReader(file)}
         known = {submission.name: submission.score for submission in submissions}
         one = statistics.median(runs)
-        print(f"one run, {args.files} files, CSV + PNG + feedback pages: {one:.2f} s (median of {args.repeats})")
+        print(f"one run, {args.files} files, CSVs + PNG + feedback pages: {one:.2f} s (median of {args.repeats})")
         print(f"  scores match the known scores: {scores == known}")
 
         loop = [sys.executable, "-m", "pytest", str(ROOT / "exercises"), "-q", "-p", "no:cacheprovider"]

@@ -16,7 +16,8 @@ from hostile import SOLUTIONS, M, line_of, with_answer
 
 from classroom.__main__ import main
 from classroom.gradebook import grade_files, tally
-from classroom.report import feedback_markdown, feedback_text, summary
+from classroom.pages import feedback_markdown, feedback_text
+from classroom.report import Run, summary
 from predict_check.sheets import AnswerSheet
 from rmsnorm_course.questions import COURSE
 
@@ -109,9 +110,8 @@ def test_a_message_quotes_a_control_character_once_escaped_everywhere(tmp_path):
     problem = file.problems()[0]
     assert problem.endswith("there is no exercise '\\x01'; expected one of " + ", ".join(COURSE.exercises))
     assert "'\\x01'" in feedback_markdown(file) and "'\\\\x01'" not in feedback_markdown(file)
-    assert "'\\x01'" in summary(COURSE, [file], tally(COURSE, [file])) and "'\\\\x01'" not in summary(
-        COURSE, [file], tally(COURSE, [file])
-    )
+    said = summary(COURSE, [file], tally(COURSE, [file]), items=Run(COURSE, [file]).items)
+    assert "'\\x01'" in said and "'\\\\x01'" not in said
 
 
 def test_a_hand_written_first_try_without_an_answer_is_flagged_and_labelled_the_student_s_own(tmp_path, capsys):
@@ -123,9 +123,10 @@ def test_a_hand_written_first_try_without_an_answer_is_flagged_and_labelled_the_
     assert file.score == 0 and not file.problems()
     page = feedback_markdown(file)
     assert "First tries: first tries are the student's own record, kept by their browser and not checked" in page
-    assert "your first prediction was ✓ Correct; this file gives no final answer here (your own record" in page
+    assert "your first prediction was ✓ Correct; this file gives no final answer here, so it is not counted" in page
     assert main(["grade", str(file.path), "--out", str(tmp_path / "out")]) == 0
     rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8"))))
-    assert (rows[0]["first tries (own record)"], rows[0]["first tries right (own record)"]) == ("2", "1")
-    assert rows[0]["answers shown first (own record)"] == "1"
+    # a first try counts only beside a final answer: none here, so none counts, right or shown
+    assert (rows[0]["first tries (own record)"], rows[0]["first tries right (own record)"]) == ("0", "0")
+    assert rows[0]["answers shown first (own record)"] == "0"
     assert "first try*: first tries are the student's own record" in capsys.readouterr().out

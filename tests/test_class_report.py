@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
-from leaks import expected_renderings
+from leaks import unstated
 from submissions import generate_class, slip, write_class
 
 from classroom.__main__ import main
 from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
-from classroom.report import (
-    HELD_BACK,
-    OutputError,
-    feedback_markdown,
-    feedback_names,
-    outputs,
-    summary,
-)
+from classroom.pages import HELD_BACK, feedback_html, feedback_markdown, page_stems
+from classroom.report import OutputError, Run, refuse, summary
 from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
@@ -52,7 +47,8 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
     mean = sum(s.score for s in CLASS) / len(CLASS)
     total = len(COURSE.exercises)
     assert text.splitlines()[0] == (
-        f"graded 40 answer files: mean score {round(mean, 1):g} of {total} ({round(100 * mean / total, 1):g}%)"
+        f"graded 40 students (40 files): mean {round(mean, 1):g} of {total} points "
+        f"({round(100 * mean / total, 1):g}%), {round(mean, 1):g} of {total} exercises right"
     )
     for exercise_id in COURSE.exercises:
         words = [s.verdicts[exercise_id] for s in CLASS]
@@ -79,8 +75,8 @@ def students(count: int) -> str:
 
 def test_the_summary_says_who_needs_review_and_why():
     graded = grade_files(COURSE, [Path("no/such/answers.toml")])
-    text = summary(COURSE, graded, tally(COURSE, graded))
-    assert "1 needs review" in text and "cannot open no/such/answers.toml" in text
+    text = summary(COURSE, graded, tally(COURSE, graded), items=Run(COURSE, graded).items)
+    assert "review queue (1 in review.csv): file not read: 1" in text and "cannot open no/such/answers.toml" in text
 
 
 def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercise_not_right(graded):
@@ -90,17 +86,12 @@ def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercis
             f"# Feedback on your predictions\n\nStudent: ` {submission.name.removesuffix('.toml')} `\n\n"
             f"Answers file: ` {submission.name} `\n\nScore: {submission.score} of {len(COURSE.exercises)} points"
         )
-        assert page.split("\n", 1)[1].startswith(head), page[:300]
+        assert page.startswith(head), page[:300]
         if set(submission.verdicts.values()) == {"unreadable"}:
             assert "Nothing in this file could be read" in page
             continue
         not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
-        questions = {unescaped(exercise.prompt) for exercise in COURSE.exercises.values()}  # the questions are public
-        kept = [line for line in page.splitlines() if not line.startswith("Your answer:")]  # and the student's own
-        said = "\n".join(line for line in map(unescaped, kept) if line not in questions)
-        for exercise_id in not_right:
-            for rendering in expected_renderings(COURSE.exercises[exercise_id]):
-                assert rendering not in said, (submission.name, exercise_id, rendering)
+        assert unstated(page, file, not_right) == [], submission.name
         revisit = page.split("## Revisit these\n\n")[1].split("\n\n")[0].splitlines() if not_right else []
         assert len(revisit) == len(not_right)
         for exercise_id, section in sections(page).items():
@@ -114,79 +105,89 @@ def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercis
                 assert "Hint" in unescaped(section) or "Not quite" in unescaped(section)
 
 
-def test_markup_in_an_answer_is_never_shown_back_when_it_cannot_be_read(tmp_path):
+def test_markup_in_an_answer_that_cannot_be_read_is_shown_back_as_text_only(tmp_path):
+    typed = "<img src=x onerror=alert(1)> *bold* [link](http://x)"
     path = tmp_path / "answers.toml"
-    path.write_text('mean-square = "<img src=x onerror=alert(1)> *bold* [link](http://x)"\n', encoding="utf-8")
+    path.write_text(f'mean-square = "{typed}"\n', encoding="utf-8")
     (file,) = grade_files(COURSE, [path])
     section = sections(feedback_markdown(file))["mean-square"]
-    assert "img" not in section and "bold" not in section and "link" not in section  # never shown back at all
-    assert "got text that is not a number" in section
+    assert f"Your answer: ` {typed} `" in section and "got text that is not a number" in section
+    assert "<img" not in re.sub(r"` .*? `", "", section)  # in a code span, and nowhere else
+    page = feedback_html(file)
+    assert "<code>&lt;img src=x onerror=alert(1)&gt; *bold* [link](http://x)</code>" in page and "<img" not in page
 
 
 def test_feedback_pages_are_named_by_number_and_a_slug_whatever_the_files_names():
     graded = grade_files(COURSE, [Path("a/x.toml"), Path("b/x.toml"), Path("c/X.toml"), Path("José\n.toml")])
-    assert feedback_names(graded) == ["001-x.md", "002-x.md", "003-x.md", "004-jose.md"]
+    assert page_stems(graded) == ["001-x", "002-x", "003-x", "004-jose"]
 
 
 def test_no_output_may_replace_a_graded_file(tmp_path):
-    answers = tmp_path / "answers.csv"
+    (tmp_path / "class").mkdir()
+    answers = tmp_path / "class" / "answers.csv"
     answers.write_text("mean-square = 12.5\n", encoding="utf-8")
-    graded = grade_files(COURSE, [answers])
-    with pytest.raises(OutputError, match="would replace a graded answers file"):
-        outputs(graded, answers, None)
-    with pytest.raises(OutputError, match=r"does not end in \.csv"):
-        outputs(graded, tmp_path / "grades.txt", None)
-    md = tmp_path / "answers.md"
-    md.write_text("mean-square = 12.5\n", encoding="utf-8")
-    with pytest.raises(OutputError, match="holds a graded answers file"):
-        outputs(grade_files(COURSE, [md]), None, tmp_path)
+    run = Run(COURSE, grade_files(COURSE, [answers]))
+    with pytest.raises(OutputError, match=re.escape("holds a graded answers file, 'answers.csv'")):
+        refuse(answers, run)  # the file itself
+    with pytest.raises(OutputError, match=re.escape("holds a graded answers file, 'answers.csv'")):
+        refuse(tmp_path / "class", run)
+    (tmp_path / "out").mkdir()
+    os.link(answers, tmp_path / "out" / "grades.csv")  # another name for the graded file, where a gradebook goes
+    with pytest.raises(
+        OutputError, match=re.escape("holds what the grade command did not write, such as 'grades.csv'")
+    ):
+        refuse(tmp_path / "out", run)
 
 
-def test_the_grade_command_writes_the_gradebooks_the_figure_and_a_page_per_file(tmp_path, capsys):
+def test_the_grade_command_writes_the_gradebooks_the_review_queue_the_figure_and_a_page_per_file(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:5])
-    status = main(["grade", *map(str, paths), "--gradebook", str(tmp_path / "out/g.csv"), "--feedback", "fb"])
-    assert status == 0
+    assert main(["grade", *map(str, paths), "--out", "out"]) == 0
     out = capsys.readouterr().out
     graded = grade_files(COURSE, paths)
     pages = [f"{n:03d}-{p.stem}.html" for n, p in enumerate(paths, start=1)]
-    assert (tmp_path / "out/g.csv").read_text(encoding="utf-8") == csv_text(COURSE, graded, pages)
-    assert (tmp_path / "out/g-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
-    assert (tmp_path / "out/g.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "out/grades.csv").read_text(encoding="utf-8") == csv_text(COURSE, graded, pages)
+    assert (tmp_path / "out/grades-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
+    assert (tmp_path / "out/grades.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "out/review.csv").read_text(encoding="utf-8").startswith("id,name,file,exercise,what,")
     stems = [f"{n:03d}-{p.stem}" for n, p in enumerate(paths, start=1)] + ["index"]
-    assert sorted(p.name for p in Path("fb").iterdir()) == sorted(
+    assert sorted(p.name for p in Path("out/feedback").iterdir()) == sorted(
         f"{s}.{f}" for s in stems for f in ("md", "html", "txt")
     )
-    assert f"wrote {tmp_path / 'out/g.csv'} and the figure {tmp_path / 'out/g.png'}" in out
-    assert "wrote 5 feedback pages in fb" in out
+    assert "wrote out: grades-long.csv, grades.csv, grades.png, review.csv, and 5 feedback pages in each form" in out
     assert not [p for p in tmp_path.rglob(".*")]  # nothing left over beside the outputs
 
 
-def test_without_a_gradebook_the_command_prints_each_score(tmp_path, capsys):
+def test_without_an_output_folder_the_command_prints_each_score_in_exercises_and_points(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:3])
     assert main(["grade", str(tmp_path / "in")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == [f"score: {s.score}/{len(COURSE.exercises)}  {p.name}" for s, p in zip(CLASS[:3], paths)]
+    m = len(COURSE.exercises)
+    assert lines[:3] == [
+        f"score: {s.score}/{m} exercises right, {s.score} of {m} points  {p.name}" for s, p in zip(CLASS[:3], paths)
+    ]
     assert list(tmp_path.iterdir()) == [tmp_path / "in"]
 
 
 def test_an_empty_folder_or_a_clash_writes_nothing_and_says_why(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
-    assert main(["grade", str(tmp_path / "empty"), "--gradebook", "g.csv"]) == 1
+    assert main(["grade", str(tmp_path / "empty"), "--out", "out"]) == 1
     assert "no answer files (*.toml) in" in capsys.readouterr().err
     answers = tmp_path / "answers.csv"
     answers.write_text("mean-square = 12.5\n", encoding="utf-8")
     before = answers.read_bytes()
-    assert main(["grade", str(answers), "--gradebook", str(answers)]) == 1
-    assert "nothing written: writing" in capsys.readouterr().err
-    assert answers.read_bytes() == before and not (tmp_path / "answers.png").exists()
+    assert main(["grade", str(answers), "--out", str(answers)]) == 1
+    assert "nothing written: the folder answers.csv holds a graded answers file" in capsys.readouterr().err.replace(
+        f"{tmp_path}/", ""
+    )
+    assert answers.read_bytes() == before and sorted(tmp_path.iterdir()) == [answers, tmp_path / "empty"]
 
 
 def test_an_output_folder_that_cannot_be_made_is_named(tmp_path, capsys):
     answers = tmp_path / "answers.toml"
     answers.write_text("mean-square = 12.5\n", encoding="utf-8")
     (tmp_path / "taken").write_text("a file, not a folder\n", encoding="utf-8")
-    assert main(["grade", str(answers), "--gradebook", str(tmp_path / "taken" / "grades.csv")]) == 1
-    assert f"cannot write {tmp_path / 'taken'}" in capsys.readouterr().err
+    assert main(["grade", str(answers), "--out", str(tmp_path / "taken" / "grades")]) == 1
+    assert f"cannot write {tmp_path / 'taken' / 'grades'}" in capsys.readouterr().err
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -197,46 +198,44 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     ("holds", "says"),
     [
         ({"alice.toml": "mean-square = 12.5\n"}, "holds what the grade command did not write, such as 'alice.toml'"),
-        ({"my-notes.md": "the teacher's own notes\n"}, "holds what the grade command did not write"),
+        ({"feedback/my-notes.md": "the teacher's own\n"}, "did not write, such as 'feedback/my-notes.md'"),
         ({"syllabus.txt": "week 1\n", "subs/a.toml": ""}, "holds what the grade command did not write"),
     ],
 )
-def test_a_feedback_folder_the_command_did_not_write_is_refused_and_nothing_is_written(tmp_path, capsys, holds, says):
+def test_an_output_folder_the_command_did_not_write_is_refused_and_nothing_is_written(tmp_path, capsys, holds, says):
     paths = write_class(tmp_path / "in", CLASS[:2])
     for name, text in holds.items():
-        (tmp_path / "fb" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "fb" / name).write_text(text, encoding="utf-8")
+        (tmp_path / "out" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "out" / name).write_text(text, encoding="utf-8")
     before = snapshot(tmp_path)
-    args = ["grade", *map(str, paths), "--gradebook", str(tmp_path / "g.csv"), "--feedback", str(tmp_path / "fb")]
-    assert main(args) == 1
+    assert main(["grade", *map(str, paths), "--out", str(tmp_path / "out")]) == 1
     assert says in capsys.readouterr().err
-    assert snapshot(tmp_path) == before  # the folder, the class and everything else as they were; no gradebook
+    assert snapshot(tmp_path) == before  # the folder, the class and everything else as they were
 
 
-def test_a_feedback_folder_that_holds_the_files_being_graded_is_refused(tmp_path, capsys):
+def test_an_output_folder_that_holds_the_files_being_graded_is_refused(tmp_path, capsys):
     paths = write_class(tmp_path / "class", CLASS[:2])
     before = snapshot(tmp_path)
-    assert main(["grade", str(tmp_path / "class"), "--feedback", str(tmp_path / "class")]) == 1
+    assert main(["grade", *map(str, paths), "--out", str(tmp_path / "class")]) == 1
     assert "holds a graded answers file" in capsys.readouterr().err
     assert snapshot(tmp_path) == before and all(path.exists() for path in paths)
 
 
-def test_a_feedback_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path, capsys):
+def test_an_output_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:3])
-    (tmp_path / "fb").mkdir()  # an empty folder is fine too
-    assert main(["grade", *map(str, paths[:3]), "--feedback", str(tmp_path / "fb")]) == 0
-    assert main(["grade", *map(str, paths[:2]), "--feedback", str(tmp_path / "fb")]) == 0
-    assert sorted(p.name for p in (tmp_path / "fb").iterdir() if p.suffix == ".md") == sorted(
+    (tmp_path / "out").mkdir()  # an empty folder is fine too
+    assert main(["grade", *map(str, paths[:3]), "--out", str(tmp_path / "out")]) == 0
+    assert main(["grade", *map(str, paths[:2]), "--out", str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "out" / "feedback").iterdir() if p.suffix == ".md") == sorted(
         [f"{n:03d}-{p.stem}.md" for n, p in enumerate(paths[:2], start=1)] + ["index.md"]
     )
 
 
 def test_a_folder_that_does_not_exist_is_nothing_to_grade_and_the_last_results_stay(tmp_path, capsys):
     write_class(tmp_path / "class", CLASS[:3])
-    outputs_args = ["--gradebook", str(tmp_path / "out/g.csv"), "--feedback", str(tmp_path / "out/fb")]
-    assert main(["grade", str(tmp_path / "class"), *outputs_args]) == 0
+    assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out")]) == 0
     before = snapshot(tmp_path / "out")
-    assert main(["grade", str(tmp_path / "clas"), *outputs_args]) == 1  # a typing slip
+    assert main(["grade", str(tmp_path / "clas"), "--out", str(tmp_path / "out")]) == 1  # a typing slip
     assert f"nothing to grade: no such file or folder as {tmp_path / 'clas'}" in capsys.readouterr().err
     assert snapshot(tmp_path / "out") == before
 

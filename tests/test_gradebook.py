@@ -11,7 +11,8 @@ from hostile import HOSTILE, M
 from submissions import generate_class, write_class
 
 from classroom.__main__ import main
-from classroom.gradebook import answer_files, csv_text, grade_files, header, long_csv_text, tally
+from classroom.files import answer_files
+from classroom.gradebook import csv_text, grade_files, header, long_csv_text, tally
 from predict_check.verdicts import Outcome
 from rmsnorm_course.questions import COURSE
 
@@ -38,7 +39,7 @@ def graded_class(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
     paths = write_class(root / "submissions", CLASS)
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
-    status = main(["grade", str(root / "submissions"), "--gradebook", str(root / "out" / "grades.csv")])
+    status = main(["grade", str(root / "submissions"), "--out", str(root / "out")])
     after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
     long = (root / "out" / "grades-long.csv").read_text(encoding="utf-8")
     return status, (root / "out" / "grades.csv").read_text(encoding="utf-8"), before == after, long
@@ -59,8 +60,8 @@ def test_a_class_of_300_files_is_graded_in_one_run_to_its_known_scores(graded_cl
     assert list(rows) == [submission.name for submission in CLASS] == list(words)
     for submission in CLASS:
         row = rows[submission.name]
-        assert int(row["score"]) == submission.score == int(row["correct"]), submission.name
-        assert row["maximum"] == str(M) and float(row["percentage"]) == pytest.approx(
+        assert int(row["points"]) == submission.score == int(row["exercises correct"]), submission.name
+        assert row["maximum points"] == str(M) and float(row["percentage"]) == pytest.approx(
             100 * submission.score / M, abs=0.05
         )
         assert words[submission.name] == submission.verdicts, submission.name
@@ -76,16 +77,17 @@ def test_a_file_refused_whole_says_why_in_its_row_and_the_rest_are_graded(graded
     refused = {s.name for s in CLASS if set(s.verdicts.values()) == {"unreadable"}}
     assert troubled == refused and len(refused) == 6
     assert "nests arrays 500 deep" in rows["student-016.toml"]["problems"]
-    assert sum(int(row["score"]) > 0 for row in rows.values()) == len(CLASS) - len(refused)
+    assert sum(int(row["points"]) > 0 for row in rows.values()) == len(CLASS) - len(refused)
 
 
 @pytest.mark.end_to_end
 def test_the_csv_has_a_column_per_exercise_in_the_registry_s_order(graded_class):
     _, text, _, _ = graded_class
     columns = text.splitlines()[0].split(",")
-    assert columns[:5] == ["id", "name", "score", "maximum", "percentage"]
+    assert columns[:5] == ["id", "name", "points", "maximum points", "percentage"]
     assert columns[columns.index("mean-square") : columns.index("mean-square") + M] == list(COURSE.exercises)
-    assert columns[-4:] == ["file", "feedback page", "problems", "answer key"] and tuple(columns) == header(COURSE)
+    assert columns[-5:] == ["file", "other files", "feedback page", "problems", "answer key"]
+    assert tuple(columns) == header(list(COURSE.exercises))
 
 
 def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
@@ -102,17 +104,18 @@ def test_the_tally_counts_each_outcome_and_names_the_most_common_slip(tmp_path):
         Outcome.NOT_ANSWERED: 1,
         Outcome.UNREADABLE: 1,
     }
-    assert (mean_square.common_wrong, mean_square.common_count) == ("25", 2)
-    assert mean_square.note == "That is the sum of the squares; the mean divides it by d."
+    commonest = mean_square.groups[0]
+    assert (commonest.shown, commonest.count, commonest.outcome) == ("25", 2, Outcome.WRONG)
+    assert commonest.note == "That is the sum of the squares; the mean divides it by d."
     assert mean_square.share(Outcome.CORRECT) == pytest.approx(2 / 8)
-    assert reciprocal.counts[Outcome.NOT_ANSWERED] == 8 and reciprocal.common_wrong is None
+    assert reciprocal.counts[Outcome.NOT_ANSWERED] == 8 and reciprocal.groups == ()
 
 
 def test_a_wrong_answer_that_no_slip_explains_has_no_note(tmp_path):
     path = tmp_path / "a.toml"
     path.write_text("mean-square = 13\n", encoding="utf-8")
     (mean_square, *_) = tally(COURSE, grade_files(COURSE, [path]))
-    assert (mean_square.common_wrong, mean_square.note) == ("13", None)
+    assert [(group.shown, group.note) for group in mean_square.groups] == [("13", None)]
 
 
 def test_a_folder_stands_for_the_entries_whose_names_hold_toml_and_the_rest_get_a_word(tmp_path):
@@ -142,8 +145,8 @@ def test_a_missing_file_is_a_row_that_says_so(tmp_path):
     good.write_text("mean-square = 12.5\n", encoding="utf-8")
     graded = grade_files(COURSE, [tmp_path / "gone.toml", good])
     rows = read_csv(csv_text(COURSE, graded))
-    assert rows["gone.toml"]["score"] == "0" and "cannot open" in rows["gone.toml"]["problems"]
-    assert rows["good.toml"]["score"] == "1" and rows["good.toml"]["mean-square"] == "1"
+    assert rows["gone.toml"]["points"] == "0" and "cannot open" in rows["gone.toml"]["problems"]
+    assert rows["good.toml"]["points"] == "1" and rows["good.toml"]["mean-square"] == "1"
     assert verdict_words(long_csv_text(graded))["good.toml"]["mean-square"] == "correct"
 
 
@@ -153,7 +156,7 @@ def test_every_hostile_file_is_a_row_with_its_score(tmp_path):
         paths.append(tmp_path / f"{hostile.name}.toml")
         paths[-1].write_bytes(hostile.content)
     rows = read_csv(csv_text(COURSE, grade_files(COURSE, paths)))
-    assert {name: int(row["score"]) for name, row in rows.items()} == {f"{h.name}.toml": h.score for h in HOSTILE}
+    assert {name: int(row["points"]) for name, row in rows.items()} == {f"{h.name}.toml": h.score for h in HOSTILE}
 
 
 def test_a_cell_that_looks_like_a_formula_is_shown_not_evaluated(tmp_path, monkeypatch):

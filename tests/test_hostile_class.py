@@ -28,7 +28,7 @@ except ImportError:  # no file locks here: the lock test is skipped
     fcntl = None
 
 from classroom.__main__ import main
-from classroom.gradebook import answer_files
+from classroom.files import answer_files
 from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.untrusted import code_span, csv_cell, visible
 from rmsnorm_course.questions import COURSE
@@ -132,23 +132,23 @@ def test_every_file_has_one_row_with_a_score_and_nothing_forges_a_row_or_a_formu
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == ROWS and len(text.splitlines()) == ROWS + 1  # one line per row: no name breaks a line
     for row in rows:
-        assert row["score"].isdigit() and row["maximum"] == str(M)
+        assert row["points"].isdigit() and row["maximum points"] == str(M)
         for cell in row.values():
             assert not CONTROLS.search(cell) and cell[:1] not in ("=", "+", "-", "@")
     by_name = {row["file"]: row for row in rows}
-    assert by_name["alice.toml"]["score"] == str(M)
-    assert by_name["bob\\nscore: 27 of 27.toml"]["score"] == str(M)  # the name is shown escaped, never a new line
-    assert by_name["'=HYPERLINK(1).toml"]["score"] == "0"
+    assert by_name["alice.toml"]["points"] == str(M)
+    assert by_name["bob\\nscore: 27 of 27.toml"]["points"] == str(M)  # the name is shown escaped, never a new line
+    assert by_name["'=HYPERLINK(1).toml"]["points"] == "0"
     assert by_name["huge-bare.toml"]["mean-square"] == "0"
     assert by_name["huge-vector.toml"]["normalized"] == "0"
     for name, score in SCORES.items():  # every look-alike its own row, with its own file's score
-        assert by_name[csv_cell(name)]["score"] == str(score), name
+        assert by_name[csv_cell(name)]["points"] == str(score), name
     assert by_name["Jose\\u0301.toml"]["name"] == "Jose\\u0301" != by_name["Jos\u00e9.toml"]["name"]
     assert by_name["string-with-keys.toml"]["problems"].startswith(
         "string-with-keys.toml, line 1: there is no exercise"
     )
     for refused in ("linked-solutions.toml", "environ.toml", "loop.toml"):
-        assert "is a symbolic link" in by_name[refused]["problems"] and by_name[refused]["score"] == "0"
+        assert "is a symbolic link" in by_name[refused]["problems"] and by_name[refused]["points"] == "0"
     assert "x.toml" not in by_name
 
 
@@ -194,7 +194,7 @@ def test_each_feedback_page_holds_student_text_only_in_code_spans(graded):
         assert not CONTROLS.search(text)
     pages = pages_by_file(out)
     template = (out / "feedback" / pages["template-answer.toml"]).read_text(encoding="utf-8")
-    assert "env.srcdir" not in template  # an answer that cannot be read is never shown back
+    assert f"Your answer: {code_span(TEMPLATE_CODE)}" in template  # shown back as typed, in a code span only
     keys = (out / "feedback" / pages["string-with-keys.toml"]).read_text(encoding="utf-8")
     assert "✗ Not yet (mean-square)\n\nYour answer: ` 12.6 `" in keys  # the answer on line 4, not in the string
     assert "string-with-keys.toml, line 1: there is no exercise" in keys  # not line 2, inside the string
@@ -266,11 +266,11 @@ def test_a_report_or_gradebook_may_not_replace_an_answers_file(tmp_path, pyteste
         str(ROOT / "exercises"), "--answers", str(answers), "--junitxml", str(answers)
     )
     assert grader.ret == pytest.ExitCode.USAGE_ERROR and "is the answers file itself" in grader.stderr.str()
-    link = tmp_path / "grades.csv"
-    os.link(answers, link)  # a hard link: another name for the same file
+    (tmp_path / "out").mkdir()
+    os.link(answers, tmp_path / "out" / "grades.csv")  # a hard link: another name for the same file
     capsys.readouterr()
-    assert main(["grade", str(answers), "--gradebook", str(link)]) == 1
-    assert "would replace a graded answers file" in capsys.readouterr().err
+    assert main(["grade", str(answers), "--out", str(tmp_path / "out")]) == 1
+    assert "holds what the grade command did not write, such as 'grades.csv'" in capsys.readouterr().err
     assert answers.read_bytes() == kept
 
 
@@ -317,7 +317,7 @@ def test_a_second_run_waits_for_the_folder_s_lock_and_then_writes_whole(tmp_path
     out.mkdir()
     holder = os.open(out, os.O_RDONLY)
     fcntl.flock(holder, fcntl.LOCK_EX)  # another run, mid-write
-    command = [sys.executable, "-P", "-m", "classroom", "grade", str(folder), "--gradebook", str(out / "g.csv")]
+    command = [sys.executable, "-P", "-m", "classroom", "grade", str(folder), "--out", str(out / "grades")]
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
@@ -329,7 +329,7 @@ def test_a_second_run_waits_for_the_folder_s_lock_and_then_writes_whole(tmp_path
     finally:
         os.close(holder)  # the other run is done
     assert run.wait(timeout=300) == 0, run.stderr.read()
-    assert len(list(csv.DictReader(io.StringIO((out / "g.csv").read_text())))) == 3
+    assert len(list(csv.DictReader(io.StringIO((out / "grades" / "grades.csv").read_text())))) == 3
 
 
 def test_check_names_a_hostile_value_by_its_type(tmp_path):

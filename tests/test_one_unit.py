@@ -1,10 +1,11 @@
-"""A class run's outputs are one unit: all replace the last run's, or none does, whatever stops the run.
+"""A class run's outputs are one folder: it replaces the last run's whole, or not at all, whatever stops the run.
 
 Each way a run can end early is made to happen: a path refused before anything is
 written, a disk that fills up part-way (a real 1 MiB tmpfs where this machine lets a
 test mount one, and a write that fails part-way everywhere), and the process killed at
-every step between writing and switching. After each, the last run's outputs are as
-they were, or the new run's are whole; once the next run has looked, nothing is left.
+every step between writing and swapping, with the system's one-step exchange and
+without it. After each, the last run's outputs are as they were, or the new run's are
+whole; once the next run has looked, nothing is left beside them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def checkpoint(step):
         os.kill(os.getpid(), signal.SIGKILL)
 publish._checkpoint = checkpoint
 if os.environ.get("NO_EXCHANGE"):
-    publish._exchange = lambda first, second: False
+    publish._exchange = lambda new, folder: False
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -87,22 +88,19 @@ def test_a_class_run_writes_its_outputs_with_the_umask_s_permissions(tmp_path, m
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        (["--gradebook", "taken"], "the gradebook taken does not end in .csv"),
-        (["--gradebook", "folder.csv"], "folder.csv is a folder; expected a file path for the gradebook"),
-        (["--gradebook", "fb/g.csv", "--feedback", "fb"], "the gradebook fb/g.csv is inside the feedback folder fb"),
-        (["--gradebook", "g.csv", "--feedback", "g.csv"], "the gradebook g.csv is inside the feedback folder g.csv"),
-        (["--feedback", "."], ". holds the current folder, and would be replaced whole"),
         (["--out", "."], ". holds the current folder, and would be replaced whole"),
-        (["--feedback", ".."], "the folder .. holds a graded answers file, 'a-0.toml'"),
-        (["--feedback", "../a/fb"], "../a/fb is inside the folder being graded, ../a"),
+        (["--out", "../here"], "../here holds the current folder, and would be replaced whole"),
+        (["--out", ".."], "the folder .. holds a graded answers file, 'a-0.toml'"),
+        (["--out", "../a/fb"], "../a/fb is inside the folder being graded, ../a"),
         (["--out", "mine"], "the folder mine holds what the grade command did not write, such as 'notes.txt'"),
-        (["--out", "o", "--feedback", "fb"], "--out writes the gradebook and the feedback together"),
+        (["--out", "folder.csv/x.csv"], "the folder folder.csv/x.csv holds what the grade command did not write"),
+        (["--out", "mine/notes.txt"], "mine/notes.txt is not a folder; expected a folder for the outputs"),
     ],
 )
 def test_a_refused_path_writes_nothing_and_says_so_in_the_user_s_words(tmp_path, monkeypatch, capsys, arguments, says):
     make_class(tmp_path / "a", "a")
     here = tmp_path / "here"
-    (here / "folder.csv").mkdir(parents=True)
+    (here / "folder.csv" / "x.csv" / "y").mkdir(parents=True)
     (here / "mine").mkdir()
     (here / "mine" / "notes.txt").write_text("the teacher's own\n", encoding="utf-8")
     monkeypatch.chdir(here)
@@ -114,27 +112,35 @@ def test_a_refused_path_writes_nothing_and_says_so_in_the_user_s_words(tmp_path,
     assert snapshot(tmp_path) == before
 
 
+class FillsUp:
+    """The disk fills up half-way through the sixth file written: ``open`` as ``publish`` calls it."""
+
+    def __init__(self):
+        self.opened = 0
+
+    def __call__(self, path, mode):
+        self.opened += 1
+        handle = open(path, mode)
+        if self.opened == 6:
+            real = handle.write
+
+            def half_then_full(data):
+                real(data[: len(data) // 2])
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+            handle.write = half_then_full
+        return handle
+
+
 def test_a_disk_that_fills_part_way_leaves_the_last_outputs_and_nothing_else(classes, monkeypatch, capsys):
     tmp_path, a, b, _ = classes
-    assert main(["grade", str(a), "--gradebook", "out/g.csv", "--feedback", "out/fb"]) == 0
+    assert main(["grade", str(a), "--out", "out"]) == 0
     before = snapshot(tmp_path / "out")
-    written = []
-    real = publish._write
-
-    def fills_up(path, data, sync=False):
-        if len(written) == 5:  # the sixth file: the disk is full half-way through it
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            os.write(descriptor, data[: len(data) // 2])
-            os.close(descriptor)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        written.append(path)
-        real(path, data, sync)
-
-    monkeypatch.setattr(publish, "_write", fills_up)
+    monkeypatch.setattr(publish, "open", FillsUp(), raising=False)
     capsys.readouterr()
-    assert main(["grade", str(b), "--gradebook", "out/g.csv", "--feedback", "out/fb"]) == 1
+    assert main(["grade", str(b), "--out", "out"]) == 1
     error = capsys.readouterr().err
-    assert error.strip().splitlines()[-1].startswith("nothing written: cannot write out/") and "No space" in error
+    assert error.strip().splitlines()[-1].startswith("nothing written: cannot write out: ") and "No space" in error
     assert snapshot(tmp_path / "out") == before and not leftovers(tmp_path)
 
 
@@ -173,21 +179,11 @@ def _stopped(tmp_path: Path, stop: int, arguments: list[str], exchange: bool = T
     return run.returncode
 
 
-def _outputs(tmp_path: Path, separate: bool) -> dict[str, bytes | str]:
-    """The outputs as one snapshot, named as in the ``--out`` folder, so that the two layouts compare."""
-    if not separate:
-        return snapshot(tmp_path / "out")
-    found = {name: (tmp_path / "out" / name).read_bytes() for name in ("grades.csv", "grades-long.csv", "grades.png")}
-    found.update({k if k == "feedback" else f"feedback/{k}": v for k, v in snapshot(tmp_path / "out" / "fb").items()})
-    return found | ({"feedback": "folder"} if (tmp_path / "out" / "fb").exists() else {})
-
-
-def _lay_out(tmp_path: Path, outputs: dict[str, bytes | str], separate: bool) -> None:
+def _lay_out(tmp_path: Path, outputs: dict[str, bytes | str]) -> None:
     """The outputs of a whole run put in place again, as the last run left them."""
     shutil.rmtree(tmp_path / "out", ignore_errors=True)
+    (tmp_path / "out").mkdir()
     for name, data in outputs.items():
-        if separate:
-            name = name.replace("feedback", "fb", 1)
         path = tmp_path / "out" / name
         if data == "folder":
             path.mkdir(parents=True, exist_ok=True)
@@ -196,44 +192,27 @@ def _lay_out(tmp_path: Path, outputs: dict[str, bytes | str], separate: bool) ->
             path.write_bytes(data)
 
 
-# The steps of a run with the outputs in one folder (staging, staged, committed, switched) and in four
-# places (staging, four staged, committed, four switched; a folder set aside first where it cannot be
-# exchanged). The stops after the last step let the run finish; without exchange only switching differs.
+# The steps of a run: written (the new folder whole beside the old), then swapped in one step; without the
+# system's exchange, the old folder is set aside between two renames. A stop after the last step lets the run end.
 @pytest.mark.parametrize(
-    ("separate", "exchange", "stops", "committed"),
-    [(False, True, range(1, 6), 3), (True, True, range(1, 12), 6), (True, False, range(6, 13), 6)],
-    ids=["one folder", "four outputs", "four outputs, no exchange"],
+    ("exchange", "stops", "swapped"),
+    [(True, range(1, 4), 2), (False, range(1, 5), 3)],
+    ids=["exchanged in one step", "two renames"],
 )
 def test_a_run_killed_at_any_step_leaves_one_run_s_outputs_and_nothing_once_the_next_has_run(
-    classes, separate, exchange, stops, committed
+    classes, exchange, stops, swapped
 ):
     tmp_path, _, b, whole = classes
-    where = ["--gradebook", "out/grades.csv", "--feedback", "out/fb"] if separate else ["--out", "out"]
     for stop in stops:
-        _lay_out(tmp_path, whole["a"], separate)
-        assert _outputs(tmp_path, separate) == whole["a"]
-        code = _stopped(tmp_path, stop, ["grade", str(b), *where], exchange)
-        finished = stop == stops[-1]
-        assert code == (0 if finished else -9), stop
-        if not separate:  # one folder, switched in one step: one run's outputs at every moment
-            assert _outputs(tmp_path, separate) in (whole["a"], whole["b"]), stop
+        _lay_out(tmp_path, whole["a"])
+        assert snapshot(tmp_path / "out") == whole["a"]
+        code = _stopped(tmp_path, stop, ["grade", str(b), "--out", "out"], exchange)
+        assert code == (0 if stop == stops[-1] else -9), stop
+        if exchange:  # swapped in one step: one run's outputs in place at every moment
+            assert snapshot(tmp_path / "out") in (whole["a"], whole["b"]), stop
         publish.recover((tmp_path / "out").absolute())  # what the next run does first
-        publish.recover(tmp_path.absolute(), ["out"])
-        assert _outputs(tmp_path, separate) in (whole["a"], whole["b"]), stop
-        assert not leftovers(tmp_path / "out") and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
-        assert _outputs(tmp_path, separate) == whole["b" if stop >= committed else "a"], stop  # the journal decides
-
-
-def test_an_earlier_version_s_leftovers_are_cleaned_and_nothing_of_the_teacher_s(classes):
-    tmp_path, a, _, _ = classes
-    out = tmp_path / "out"
-    assert main(["grade", str(a), "--gradebook", "out/grades.csv", "--feedback", "out/feedback"]) == 0
-    (out / ".feedback.a1b2c3d4").mkdir()
-    (out / ".feedback.a1b2c3d4" / "x.md").write_text("half a page", encoding="utf-8")
-    (out / ".grades.csv.x9y8z7w6").write_text("half a gradebook", encoding="utf-8")
-    (out / ".bashrc.backup01").write_text("the teacher's own", encoding="utf-8")
-    assert main(["grade", str(a), "--gradebook", "out/grades.csv", "--feedback", "out/feedback"]) == 0
-    assert sorted(path.name for path in out.iterdir() if path.name.startswith(".")) == [".bashrc.backup01"]
+        assert snapshot(tmp_path / "out") == whole["b" if stop >= swapped else "a"], stop
+        assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")], stop
 
 
 def test_a_symlinked_class_folder_is_graded_as_the_folder_it_names(tmp_path, monkeypatch, capsys):
@@ -249,12 +228,12 @@ def test_a_symlinked_class_folder_is_graded_as_the_folder_it_names(tmp_path, mon
 
 def test_a_name_the_shell_expanded_is_a_file_even_when_it_looks_like_an_option(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    for name in ("--feedback=stolen.toml", "-rf.toml", "ok.toml"):
+    for name in ("--out=stolen.toml", "-rf.toml", "ok.toml"):
         (tmp_path / name).write_text("mean-square = 12.5\n", encoding="utf-8")
     expanded = sorted(path.name for path in tmp_path.glob("*.toml"))  # as `grade *.toml` hands them over
     assert main(["grade", *expanded, "--out", "out"]) == 0
     rows = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert sorted(row.split(",")[1] for row in rows) == ["'--feedback=stolen", "'-rf", "ok"]
+    assert sorted(row.split(",")[1] for row in rows) == ["'--out=stolen", "'-rf", "ok"]
     assert not (tmp_path / "stolen.toml").exists()
     assert main(["grade", "--out", "out2", "--", *expanded]) == 0
 

@@ -27,7 +27,7 @@ OUTCOME_STYLES = {
 
 
 def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
-    """Per exercise, the share of a class's files in each outcome (right, right so far, wrong, not answered,
+    """Per exercise, the share of a class's students in each outcome (right, right so far, wrong, not answered,
     unreadable): where predictions fail."""
     files = max((t.files for t in tallies), default=0)
     fig = Figure(figsize=(8.0, 1.4 + 0.27 * len(tallies)), layout="constrained")
@@ -44,7 +44,7 @@ def class_results_figure(tallies: Sequence[ExerciseTally]) -> Figure:
     ax.invert_yaxis()
     ax.set_xlim(0, 112)
     ax.set_xticks(np.arange(0, 101, 20))
-    ax.set_xlabel(f"share of the {files} answer files (%); right of each bar: files right")
+    ax.set_xlabel(f"share of the {files} students (%); right of each bar: students right")
     ax.set_ylabel("exercise, in the chapter's order")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(OUTCOME_STYLES), fontsize=TEXT, frameon=False)
     return fig

@@ -1,24 +1,24 @@
-"""A class graded in one run: every answers file judged by the same registry, a row each, and a tally per exercise.
+"""A class graded in one run: every answers file judged by the course's exercises, one row per student, a tally each.
 
-The pytest grader (``exercises/`` at the repository root) grades one file, one test
-per exercise. An instructor with a folder of files wants one table instead, from one
-process: each file is read and judged exactly as the grader does (``AnswerSheet``),
-a file that cannot be read becomes a row that says why, and the others go on. Each
-row names its student (``students``) and carries its points (``policy``).
+The pytest grader grades one file, one test per exercise. A teacher with a folder of
+files wants one table instead, from one process: each file is read and judged exactly
+as the grader does (``AnswerSheet``), a file that cannot be read becomes a row that says
+why, and the others go on. Each row names its student (``students``) and carries its
+points (``policy``). A student's files are one row (``rows``): the latest attempt counts
+and the others are listed on it.
 
 Two CSV files come out: ``csv_text``, one row per student with numbers a spreadsheet or
-an LMS reads (id, score, maximum, percentage, points per exercise); and ``long_csv_text``,
-one row per student and exercise with the answer as typed and its verdict.
+an LMS reads (id, points, maximum points, percentage, the points of each exercise); and
+``long_csv_text``, one row per student and exercise with the answer as typed and its verdict.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from predict_check import verdicts
@@ -26,32 +26,27 @@ from predict_check.errors import AnswerKindError
 from predict_check.exercises import Course
 from predict_check.sheets import AnswerSheet, FirstTry
 from predict_check.slips import carried_from
-from predict_check.untrusted import csv_cell, quoted, visible
-from predict_check.verdicts import Outcome, Verdict
+from predict_check.untrusted import csv_cell, visible
+from predict_check.verdicts import Outcome, Verdict, judge
 
+from .files import Source, label_of
 from .policy import Policy
-from .publish import file_identity
-from .students import Pattern, Student, identify, label_of
+from .students import Pattern, Student, identify
 
-SUFFIX = ".toml"  # a folder stands for the entries in it whose names hold this, in any case
-SKIPPED = ("__MACOSX",)  # what an archive made on a Mac holds beside the files: no student's
 TOP = 3  # answers per exercise the summary shows
-
-
-@dataclass(frozen=True)
-class Source:
-    """A file to grade, and how the class knows it: its path inside the folder given, or as it was named."""
-
-    path: Path
-    label: str
+SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 
 @dataclass(frozen=True)
 class GradedFile:
-    """One answers file: its sheet, a verdict on every exercise (in the registry's order), and on each first try.
+    """One student's counted file: its sheet, a verdict on each assigned exercise (in the course's order), and more.
 
     ``first_tries`` holds None where the file records no first prediction; ``carried``
-    the earlier exercise a wrong answer follows from, where it follows from one.
+    the earlier exercise a wrong answer follows from; ``right`` every exercise right in
+    the file, assigned or not (what a page may state). ``others`` are the student's other
+    files, not counted; ``undecided`` says why the counted one is a guess; ``shifted``
+    names the answers that are each a neighbouring exercise's; ``regraded`` the teacher's
+    reason for each exercise set by hand (``overrides``).
     """
 
     sheet: AnswerSheet
@@ -64,6 +59,13 @@ class GradedFile:
     late: bool = False
     late_factor: float = 1.0
     maximum: float = 0.0
+    right: frozenset[str] = frozenset()
+    changed: float | None = None  # when the file was last changed
+    others: tuple[str, ...] = ()
+    undecided: str | None = None
+    shifted: tuple[str, ...] = ()
+    regraded: Mapping[str, str] = field(default_factory=dict)
+    graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
 
     @property
     def path(self) -> Path:
@@ -89,7 +91,9 @@ class GradedFile:
 
     @property
     def needs_review(self) -> bool:
-        return self.sheet.needs_review
+        """Whether a person should look: a line or an answer not read, a key for no exercise, a guess, a shift."""
+        unread = any(verdict.outcome is Outcome.UNREADABLE for verdict in self.verdicts)
+        return unread or bool(self.sheet.problems() or self.undecided or self.shifted)
 
     def problems(self) -> list[str]:
         """The sheet's problems, naming the file as the class knows it (its label), not by the teacher's folders."""
@@ -101,99 +105,62 @@ class GradedFile:
         return sum(verdict.outcome is outcome for verdict in self.verdicts)
 
     def typed(self, position: int) -> str | None:
-        """The answer to the exercise at ``position`` as the student wrote it."""
-        return self.sheet.typed(self.verdicts[position].exercise_id)
+        """The answer to the exercise at ``position`` as the student wrote it, a line that could not be read too."""
+        exercise_id = self.verdicts[position].exercise_id
+        bad = self.sheet.bad_line(exercise_id)
+        return self.sheet.typed(exercise_id) or (bad.text if bad else None)
 
 
-@dataclass(frozen=True)
-class Found:
-    """The files to grade, each once and in order, words on everything passed over, and the folders read."""
+def grade_file(
+    course: Course,
+    path: str | Path | Source,
+    pattern: Pattern | None = None,
+    policy: Policy | None = None,
+    names: Mapping[str, str] | None = None,
+    graded: bool = True,
+) -> GradedFile:
+    """Read one file (never run, never written), judge every exercise of the course in it, and name its student.
 
-    sources: list[Source]
-    passed_over: list[str]
-    folders: list[Path] = field(default_factory=list)
-
-    @property
-    def paths(self) -> list[Path]:
-        return [source.path for source in self.sources]
-
-
-def answer_files(sources: Iterable[str | Path]) -> Found:
-    """The files to grade: a folder stands for the entries in it whose names hold ``.toml`` (any case), in name order.
-
-    A folder named on the command line is read even through a link (the user named it);
-    inside it, each real folder is read one level down (an LMS's folder per student), and
-    a link is graded as an entry (and refused as a link). Any other path stands for
-    itself, and one that does not exist is kept, so that its row can say so. An entry is
-    graded once however often it is named (a hard link counts as the same file); a folder
-    that cannot be listed, and entries whose names hold no ``.toml``, are passed over with a word.
+    A file handed in that is no answers file (not ``graded``) is a row that says so.
     """
-    found: list[Source] = []
-    passed_over: list[str] = []
-    folders: list[Path] = []
-    seen: dict[tuple[int, int], Path] = {}
-    for given in sources:
-        source = Path(given)
-        if _is_folder(source, follow=True):
-            folders.append(source)
-            entries = _folder_entries(source, passed_over)
-        else:
-            entries = [Source(source, label_of(source, None, str(given)))]
-        for entry in entries:
-            identity = file_identity(entry.path)
-            if identity is not None and identity in seen:
-                passed_over.append(f"{visible(str(entry.path))} is {visible(str(seen[identity]))} again; graded once")
-                continue
-            if identity is not None:
-                seen[identity] = entry.path
-            found.append(entry)
-    return Found(found, passed_over, folders)
+    source = path if isinstance(path, Source) else Source(Path(path), label_of(Path(path), None, str(path)))
+    policy = policy or Policy.default(course)
+    if graded:
+        sheet = AnswerSheet.read(course, source.path)
+    else:
+        sheet = AnswerSheet(course, source.path, unreadable=f"{visible(source.label)} is no answers file; not graded")
+    judged = {exercise.id: sheet.grade(exercise.id) for exercise in course}
+    ids = policy.assigned
+    outcomes = {exercise_id: verdict.outcome for exercise_id, verdict in judged.items()}
+    student = identify(source.label, sheet.identity("name"), sheet.identity("id"), pattern, names or policy.names)
+    changed = _changed(source.path)
+    return GradedFile(
+        sheet,
+        tuple(judged[exercise_id] for exercise_id in ids),
+        tuple(sheet.first_try(exercise_id) for exercise_id in ids),
+        source.label,
+        student,
+        tuple(carried_from(course, exercise_id, sheet.answers, outcomes) for exercise_id in ids),
+        tuple(policy.points[exercise_id] * policy.credit(outcomes[exercise_id]) for exercise_id in ids),
+        policy.late(student.id, student.late, changed),
+        policy.late_factor,
+        policy.maximum,
+        frozenset(exercise_id for exercise_id, outcome in outcomes.items() if outcome is Outcome.CORRECT),
+        changed,
+        shifted=_shifted(course, sheet, judged),
+        graded=graded,
+    )
 
 
-def _folder_entries(folder: Path, passed_over: list[str]) -> list[Source]:
-    """The answers files in a folder and, one level down, in each folder in it."""
-    listed = _listed(folder, passed_over)
-    if listed is None:
-        return []
-    entries: list[Source] = []
-    others: list[str] = []
-    for path in listed:
-        if path.name in SKIPPED or path.name.startswith("._"):
-            continue
-        if _is_folder(path, follow=False):
-            inner = _listed(path, passed_over) or []
-            inner = [p for p in inner if not p.name.startswith("._")]
-            answers = [p for p in inner if SUFFIX in p.name.casefold()]
-            others += [f"{path.name}/{p.name}" for p in inner if SUFFIX not in p.name.casefold()]
-            if not answers:
-                passed_over.append(f"{visible(str(path))} holds no answers file (*{SUFFIX}); nothing in it was graded")
-            entries += [Source(p, label_of(p, folder, "")) for p in answers]
-        elif SUFFIX in path.name.casefold():
-            entries.append(Source(path, label_of(path, folder, "")))
-        else:
-            others.append(path.name)
-    if others:
-        passed_over.append(
-            f"{visible(str(folder))}: {len(others)} entr{'y' if len(others) == 1 else 'ies'} whose name holds "
-            f"no {SUFFIX}, such as {quoted(others[0])}, passed over"
-        )
-    return entries
-
-
-def _listed(folder: Path, passed_over: list[str]) -> list[Path] | None:
-    try:
-        return sorted(folder.iterdir())
-    except OSError as error:
-        passed_over.append(f"cannot list {visible(str(folder))}: {error.strerror}; nothing in it was graded")
-        return None
-
-
-def _is_folder(path: Path, follow: bool) -> bool:
-    """A folder; through a link only when ``follow`` (a folder the user named, not an entry inside one)."""
-    try:
-        return stat.S_ISDIR((path.stat() if follow else path.lstat()).st_mode)
-    except (OSError, RuntimeError):
-        return False
+def grade_files(
+    course: Course,
+    paths: Iterable[str | Path | Source],
+    pattern: Pattern | None = None,
+    policy: Policy | None = None,
+    names: Mapping[str, str] | None = None,
+) -> list[GradedFile]:
+    """Every file graded in turn, in this process; an unreadable one is a row that says why."""
+    return [grade_file(course, path, pattern, policy, names) for path in paths]
 
 
 def _changed(path: Path) -> float | None:
@@ -203,36 +170,81 @@ def _changed(path: Path) -> float | None:
         return None
 
 
-def grade_file(
-    course: Course, path: str | Path | Source, pattern: Pattern | None = None, policy: Policy | None = None
-) -> GradedFile:
-    """Read one file (never run, never written), judge every exercise of the course in it, and name its student."""
-    source = path if isinstance(path, Source) else Source(Path(path), label_of(Path(path), None, str(path)))
-    policy = policy or Policy.default(course)
-    sheet = AnswerSheet.read(course, source.path)
-    ids = list(course.exercises)
-    judged = tuple(sheet.grade(exercise_id) for exercise_id in ids)
-    outcomes = {verdict.exercise_id: verdict.outcome for verdict in judged}
-    student = identify(source.label, sheet.identity("name"), sheet.identity("id"), pattern)
-    return GradedFile(
-        sheet,
-        judged,
-        tuple(sheet.first_try(exercise_id) for exercise_id in ids),
-        source.label,
-        student,
-        tuple(carried_from(course, exercise_id, sheet.answers, outcomes) for exercise_id in ids),
-        tuple(policy.earned([verdict.outcome for verdict in judged])),
-        policy.late(student.id, student.late, _changed(source.path)),
-        policy.late_factor,
-        policy.maximum,
-    )
+def _shifted(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> tuple[str, ...]:
+    """The answers that are each the reference of the exercise after (or before) theirs, where ``SHIFTED`` or more are.
+
+    A file whose answers slid down or up a line scores almost nothing and says why nowhere:
+    each answer is right, for its neighbour.
+    """
+    exercises = list(course)
+    for step in (1, -1):
+        slid = [
+            exercise.id
+            for index, exercise in enumerate(exercises)
+            if 0 <= index + step < len(exercises)
+            and judged[exercise.id].outcome in (Outcome.WRONG, Outcome.UNREADABLE)
+            and judge(exercises[index + step], sheet.answers.get(exercise.id)).correct
+        ]
+        if len(slid) >= SHIFTED:
+            return tuple(slid)
+    return ()
 
 
-def grade_files(
-    course: Course, paths: Iterable[str | Path | Source], pattern: Pattern | None = None, policy: Policy | None = None
-) -> list[GradedFile]:
-    """Every file graded in turn, in this process; an unreadable one is a row that says why."""
-    return [grade_file(course, path, pattern, policy) for path in paths]
+# --- one row per student -----------------------------------------------------------------------
+
+
+def rows(files: Sequence[GradedFile]) -> list[GradedFile]:
+    """One row per student: files grouped by id, else by a known name; the latest attempt counts.
+
+    The latest is the answers file with the highest LMS attempt number, else the one
+    changed last. The row lists the other files; where two could be the latest, or one
+    id is given by files that name different students, the row says so (``undecided``).
+    """
+    groups: dict[object, list[GradedFile]] = {}
+    for file in files:
+        groups.setdefault(file.student.key or ("file", file.label), []).append(file)
+    return [_counted(group) for group in groups.values()]
+
+
+def _attempt(file: GradedFile) -> tuple:
+    return (file.graded, file.student.attempt or 0, file.changed or 0.0)
+
+
+def _counted(group: list[GradedFile]) -> GradedFile:
+    if len(group) == 1:
+        return group[0]
+    ranked = sorted(group, key=_attempt)
+    latest, others = ranked[-1], ranked[:-1]
+    undecided = None
+    if _attempt(others[-1]) == _attempt(latest):
+        undecided = f"cannot tell which of {len(group)} files came last; counted {visible(latest.label)}"
+    named = sorted({file.student.name for file in group if file.student.named})
+    if len(named) > 1:
+        undecided = f"files of one id name {len(named)} students: {', '.join(map(visible, named))}"
+    return replace(latest, others=tuple(file.label for file in others), undecided=undecided)
+
+
+# --- first tries, counted one way everywhere ----------------------------------------------------
+
+
+def first_word(first: FirstTry) -> str:
+    """A first try as the long gradebook gives it: ``right``, ``right so far``, ``not right`` or ``shown``."""
+    if first.shown or first.verdict is None:
+        return "shown"
+    return {Outcome.CORRECT: "right", Outcome.CLOSE: "right so far"}.get(first.verdict.outcome, "not right")
+
+
+def counted_firsts(file: GradedFile) -> list[FirstTry] | None:
+    """The first tries that count: those of exercises the file gives a final answer to; None if it records none."""
+    if all(first is None for first in file.first_tries):
+        return None
+    return [first for first in file.first_tries if first is not None and not first.unanswered]
+
+
+def first_counts(firsts: Iterable[FirstTry]) -> tuple[int, int, int]:
+    """First predictions, those right, and answers shown before a first prediction."""
+    words = [first_word(first) for first in firsts]
+    return len(words) - words.count("shown"), words.count("right"), words.count("shown")
 
 
 # --- the class at a glance ---------------------------------------------------------------------
@@ -251,14 +263,12 @@ class AnswerGroup:
 
 @dataclass(frozen=True)
 class ExerciseTally:
-    """One exercise across a class: how many files got each outcome, and the answers that were not right."""
+    """One exercise across a class: how many students got each outcome, the answers that were not right, first tries."""
 
     exercise_id: str
     counts: Mapping[Outcome, int]
     groups: tuple[AnswerGroup, ...] = ()
-    first_right: int = 0  # files whose recorded first prediction was right
-    first_recorded: int = 0  # files that record a first prediction (or a shown answer)
-    first_shown: int = 0  # files whose answer was shown before the first prediction
+    first_tries: tuple[int, int, int] = (0, 0, 0)  # first predictions, right ones, answers shown first
 
     @property
     def files(self) -> int:
@@ -266,7 +276,7 @@ class ExerciseTally:
 
     @property
     def attempted(self) -> int:
-        """Files that give an answer, readable or not."""
+        """Students who give an answer, readable or not."""
         return self.files - self.counts[Outcome.NOT_ANSWERED]
 
     @property
@@ -274,25 +284,13 @@ class ExerciseTally:
         return self.counts[Outcome.CORRECT]
 
     def share(self, outcome: Outcome) -> float:
-        """The fraction of files with this outcome (0 for an empty class)."""
+        """The fraction of students with this outcome (0 for an empty class)."""
         return self.counts[outcome] / self.files if self.files else 0.0
 
-    @property
-    def _wrong(self) -> AnswerGroup | None:
-        return next((group for group in self.groups if group.outcome is Outcome.WRONG), None)
 
-    @property
-    def common_wrong(self) -> str | None:
-        """The commonest wrong answer, as the grader shows answers: 25, [0.6, 0.8], B."""
-        return self._wrong.shown if self._wrong else None
-
-    @property
-    def common_count(self) -> int:
-        return self._wrong.count if self._wrong else 0
-
-    @property
-    def note(self) -> str | None:
-        return self._wrong.note if self._wrong else None
+def exercise_ids(course: Course, graded: Sequence[GradedFile]) -> list[str]:
+    """The exercises a class's rows give, in the course's order (every one for an empty class)."""
+    return [verdict.exercise_id for verdict in graded[0].verdicts] if graded else list(course.exercises)
 
 
 def tally(course: Course, graded: Sequence[GradedFile]) -> list[ExerciseTally]:
@@ -300,46 +298,33 @@ def tally(course: Course, graded: Sequence[GradedFile]) -> list[ExerciseTally]:
 
     Answers group by what they say, not how they are written (``1``, ``1.0`` and
     ``1.000000`` are one answer): by the slip they match, by the earlier exercise they
-    follow from, else by their value at the precision asked. Ties go to the answer met first.
+    follow from, else by their value at the precision asked. Ties go to the answer shown
+    first in sorted order, so the summary is the same whatever order the files come in.
     """
     tallies = []
-    for position, exercise in enumerate(course):
-        exercise_id = exercise.id
-        verdicts = [file.verdicts[position] for file in graded]
-        firsts = [file.first_tries[position] for file in graded if file.first_tries[position] is not None]
-        counts = Counter({outcome: 0 for outcome in Outcome})
-        counts.update(verdict.outcome for verdict in verdicts)
-        tallies.append(
-            ExerciseTally(
-                exercise_id,
-                dict(counts),
-                _groups(exercise.kind, graded, position),
-                sum(first.right for first in firsts),
-                len(firsts),
-                sum(first.word == "shown" for first in firsts),
-            )
-        )
+    for position, exercise_id in enumerate(exercise_ids(course, graded)):
+        counts = Counter(dict.fromkeys(Outcome, 0))
+        counts.update(file.verdicts[position].outcome for file in graded)
+        firsts = [first for file in graded for first in [file.first_tries[position]] if first and not first.unanswered]
+        groups = _groups(course.exercises[exercise_id].kind, graded, position)
+        tallies.append(ExerciseTally(exercise_id, dict(counts), groups, first_counts(firsts)))
     return tallies
 
 
 def _groups(kind, graded: Sequence[GradedFile], position: int) -> tuple[AnswerGroup, ...]:
     members: dict[tuple, list[GradedFile]] = {}
     for file in graded:
-        verdict = file.verdicts[position]
-        if verdict.outcome in (Outcome.CORRECT, Outcome.NOT_ANSWERED):
-            continue
-        members.setdefault(_group_key(file, position, kind), []).append(file)
+        if file.verdicts[position].outcome not in (Outcome.CORRECT, Outcome.NOT_ANSWERED):
+            members.setdefault(_group_key(file, position, kind), []).append(file)
     groups = []
     for key, files in members.items():
-        verdict = files[0].verdicts[position]
-        shown = Counter(file.typed(position) or file.verdicts[position].answer or "" for file in files)
-        shown = shown.most_common(1)[0][0]  # the commonest way it was typed
+        typed = Counter(file.typed(position) or file.verdicts[position].answer or "" for file in files)
+        shown = min(typed, key=lambda text: (-typed[text], text))  # the commonest way it was typed
         if key[0] == "unreadable":
             shown = "(could not be read)"
-        note = _group_note(key, files)
-        students = tuple(_who(file) for file in files)
-        groups.append(AnswerGroup(shown, verdict.outcome, len(files), note, students))
-    groups.sort(key=lambda group: -group.count)  # stable: a tie keeps the answer met first
+        students = tuple(sorted(who(file) for file in files))
+        groups.append(AnswerGroup(shown, files[0].verdicts[position].outcome, len(files), _note(key, files), students))
+    groups.sort(key=lambda group: (-group.count, group.shown))
     return tuple(groups[:TOP])
 
 
@@ -362,13 +347,13 @@ def _group_key(file: GradedFile, position: int, kind) -> tuple:
     return (verdict.outcome.name, value)
 
 
-def _group_note(key: tuple, files: list[GradedFile]) -> str | None:
+def _note(key: tuple, files: list[GradedFile]) -> str | None:
     if key[0] == "slip":
         return " ".join(key[1])
     if key[0] == "carried":
         upstream = key[1]
-        place = list(files[0].course.exercises).index(upstream)
-        slips = Counter(" ".join(file.verdicts[place].slips) for file in files).most_common(1)[0][0]
+        said = Counter(" ".join(file.sheet.grade(upstream).slips) for file in files)
+        slips = min(said, key=lambda text: (-said[text], text))
         earlier = f"the slip in {upstream}: {slips}" if slips else f"a wrong answer to {upstream}"
         return f"follows from {earlier}"
     if key[0] == "CLOSE":
@@ -376,7 +361,8 @@ def _group_note(key: tuple, files: list[GradedFile]) -> str | None:
     return None
 
 
-def _who(file: GradedFile) -> str:
+def who(file: GradedFile) -> str:
+    """A student as the summary names them: the name, and the id in brackets."""
     student = file.student
     return visible(student.name) + (f" ({visible(student.id)})" if student.id else "")
 
@@ -395,24 +381,17 @@ OWN = "(own record)"
 FIRST_COLUMNS = (
     "id",
     "name",
-    "score",
-    "maximum",
+    "points",
+    "maximum points",
     "percentage",
     "late",
     "needs review",
-    *(outcome.value for outcome in COUNTS),
+    *(f"exercises {outcome.value}" for outcome in COUNTS),
     f"first tries {OWN}",
     f"first tries right {OWN}",
     f"answers shown first {OWN}",
 )
-LAST_COLUMNS = ("file", "feedback page", "problems", "answer key")
-
-
-def header(course: Course) -> tuple[str, ...]:
-    """The gradebook's columns: who, the score, the counts, each exercise's points, and where it came from."""
-    return (*FIRST_COLUMNS, *course.exercises, *LAST_COLUMNS)
-
-
+LAST_COLUMNS = ("file", "other files", "feedback page", "problems", "answer key")
 LONG_HEADER = (
     "id",
     "name",
@@ -425,21 +404,27 @@ LONG_HEADER = (
     f"first try {OWN}",
     f"first try as typed {OWN}",
 )
+LONGEST_TYPED = 500  # characters of an answer a cell shows (the most the grader reads in one answer)
+
+
+def header(ids: Sequence[str]) -> tuple[str, ...]:
+    """The gradebook's columns: who, the points, the counts, each exercise's points, and where it came from."""
+    return (*FIRST_COLUMNS, *ids, *LAST_COLUMNS)
 
 
 def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] | None = None) -> str:
-    """The gradebook: a row per file, its student, score, maximum and percentage, and each exercise's points.
+    """The gradebook: a row per student, their points, maximum and percentage, and each exercise's points.
 
     Numbers are written as numbers (``number``); a name, a file's label and its problems
     are shown as ``untrusted.csv_cell`` writes them: on one line, with no control
-    character, and never as the start of a formula. ``pages`` names each file's feedback page.
+    character, and never as the start of a formula. ``pages`` names each row's feedback page.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header(course))
+    writer.writerow(header(exercise_ids(course, graded)))
     key = f"{course.name} {course.version}"
     for index, file in enumerate(graded):
-        firsts = [first for first in file.first_tries if first is not None]
+        firsts = counted_firsts(file)
         writer.writerow(
             [
                 csv_cell(file.student.id or ""),
@@ -450,11 +435,10 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 "yes" if file.late else "",
                 "yes" if file.needs_review else "",
                 *(file.count(outcome) for outcome in COUNTS),
-                sum(first.word != "shown" for first in firsts),
-                sum(first.right for first in firsts),
-                sum(first.word == "shown" for first in firsts),
+                *(first_counts(firsts) if firsts is not None else ("", "", "")),
                 *(number(points) for points in file.points),
                 csv_cell(file.label),
+                csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
                 csv_cell(" | ".join(file.problems()), composed=True),
                 key,
@@ -463,34 +447,39 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
     return buffer.getvalue()
 
 
-def long_csv_text(graded: Sequence[GradedFile]) -> str:
-    """One row per student and exercise: the answer as typed, its verdict, its points, and the first try.
+def typed_cell(text: str | None) -> str:
+    """A student's answer for a cell: escaped as ``csv_cell`` does, and cut after ``LONGEST_TYPED`` characters."""
+    if not text:
+        return ""
+    cut = text if len(text) <= LONGEST_TYPED else f"{text[:LONGEST_TYPED]}… ({len(text)} characters)"
+    return csv_cell(cut)
 
-    The answer as typed is the student's text, shown as text (``csv_cell``); an answer
-    that could not be read is left out, as every verdict leaves it out.
-    """
+
+def long_csv_text(graded: Sequence[GradedFile]) -> str:
+    """One row per student and exercise: the answer as typed (one not read too, escaped), its verdict, its points."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(LONG_HEADER)
     for file in graded:
         for position, verdict in enumerate(file.verdicts):
             first = file.first_tries[position]
-            typed = file.typed(position) if verdict.outcome is not Outcome.UNREADABLE else None
             first_typed = file.sheet.typed(verdict.exercise_id, "first-tries") if first and first.verdict else None
             carried = file.carried[position]
             note = " ".join(verdict.slips) or (f"follows from {carried}" if carried else "")
+            if verdict.exercise_id in file.regraded:
+                note = f"set by the teacher: {visible(file.regraded[verdict.exercise_id])}"
             writer.writerow(
                 [
                     csv_cell(file.student.id or ""),
                     csv_cell(file.student.name),
                     csv_cell(file.label),
                     verdict.exercise_id,
-                    csv_cell(typed or ""),
+                    typed_cell(file.typed(position)),
                     verdict.outcome.value,
                     number(file.points[position]),
-                    note,
-                    (first.word + (", no final answer" if first.unanswered else "")) if first else "",
-                    csv_cell(first_typed or ""),
+                    csv_cell(note, composed=True),
+                    (first_word(first) + (", no final answer" if first.unanswered else "")) if first else "",
+                    typed_cell(first_typed),
                 ]
             )
     return buffer.getvalue()

@@ -16,10 +16,13 @@ pytest grader prints. A teacher changes it with a policy file, TOML like this::
     roster = "late.csv"                   # or: a CSV with an "id" column and this column,
     column = "late"                       #     where yes, true, 1 or late marks a late file
 
+An exercise worth 0 points is not assigned: no page, summary or gradebook shows it.
 A file is late when the roster says so (a student the roster names is decided by
 it alone), else when its LMS file name marks it late (Canvas writes ``LATE``), else
-when it was changed after the deadline. The policy file is read as data; anything in
-it that is not one of these is refused with what was expected.
+when it was changed after the deadline. A roster with a ``name`` column names its
+students too. The policy file and the roster are read as data (UTF-8, with or without
+a byte-order mark); anything in them that is not one of these is refused with what
+was expected.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Policy:
     late_factor: float = 1.0
     deadline: datetime.datetime | None = None
     late_ids: Mapping[str, bool] = field(default_factory=dict)  # from the roster: id -> late
+    names: Mapping[str, str] = field(default_factory=dict)  # from the roster: id -> name
 
     @classmethod
     def default(cls, course: Course) -> Policy:
@@ -65,6 +69,11 @@ class Policy:
     @property
     def maximum(self) -> float:
         return sum(self.points.values())
+
+    @property
+    def assigned(self) -> list[str]:
+        """The exercises worth points, in the course's order: the ones pages, summary and gradebook show."""
+        return [exercise_id for exercise_id, points in self.points.items() if points > 0]
 
     def credit(self, outcome: Outcome) -> float:
         """The share of an exercise's points an outcome earns."""
@@ -87,11 +96,14 @@ def load(course: Course, path: Path) -> Policy:
     """The policy in a TOML file, every value checked; a ``PolicyError`` says what is wrong."""
     name = visible(str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as error:
         raise PolicyError(f"cannot read the policy file {name}: {error.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise PolicyError(f"the policy file {name} is not TOML in UTF-8: {error}") from None
+    except RecursionError:
+        raise PolicyError(f"the policy file {name} nests lists or tables too deep to read; expected "
+                          "[points], [credit] and [late] tables of numbers and text") from None  # fmt: skip
     unknown = set(data) - {"points", "credit", "late"}
     if unknown:
         first = quoted(sorted(unknown)[0])
@@ -104,16 +116,17 @@ def load(course: Course, path: Path) -> Policy:
         if not isinstance(deadline, datetime.datetime) or deadline.tzinfo is None:
             example = "2025-03-14T23:59:00Z"
             raise PolicyError(f"{name}: late.deadline must be a date and time with its offset, like {example}")
-    late_ids = {}
+    roster: list[dict[str, str]] = []
+    column = _text(late.get("column", "late"), name, "late.column")
     if "roster" in late:
-        roster = path.parent / _text(late["roster"], name, "late.roster")
-        late_ids = _roster(roster, _text(late.get("column", "late"), name, "late.column"))
+        roster = _roster(path.parent / _text(late["roster"], name, "late.roster"), column)
     return Policy(
         points,
         _share(credit.get("right-so-far", 0.0), name, "credit.right-so-far"),
         _share(late.get("factor", 1.0), name, "late.factor"),
         deadline,
-        late_ids,
+        {row["id"]: (row[column] or "").strip().lower() in LATE_WORDS for row in roster},
+        {row["id"]: row["name"].strip() for row in roster if (row.get("name") or "").strip()},
     )
 
 
@@ -160,8 +173,8 @@ def _points(course: Course, table: object, name: str) -> dict[str, float]:
     return points
 
 
-def _roster(path: Path, column: str) -> dict[str, bool]:
-    """Id -> late, from a CSV the teacher keeps (an ``id`` column and the named one)."""
+def _roster(path: Path, column: str) -> list[dict[str, str]]:
+    """The rows of a CSV the teacher keeps (an ``id`` column and the named one), each student once."""
     name = visible(str(path))
     try:
         with path.open(encoding="utf-8-sig", newline="") as file:
@@ -170,4 +183,11 @@ def _roster(path: Path, column: str) -> dict[str, bool]:
         raise PolicyError(f"cannot read the roster {name}: {error}") from None
     if not rows or "id" not in rows[0] or column not in rows[0]:
         raise PolicyError(f"the roster {name} needs an 'id' column and a {quoted(column)} column")
-    return {row["id"].strip(): (row[column] or "").strip().lower() in LATE_WORDS for row in rows if row["id"]}
+    rows = [{**row, "id": row["id"].strip()} for row in rows if (row["id"] or "").strip()]
+    ids = [row["id"] for row in rows]
+    twice = next((i for i in ids if ids.count(i) > 1), None)
+    if twice is not None:
+        lines = [str(n) for n, i in enumerate(ids, start=2) if i == twice]
+        raise PolicyError(f"the roster {name} gives the id {quoted(twice)} on rows {' and '.join(lines)}; "
+                          "expected each student once")  # fmt: skip
+    return rows

@@ -4,25 +4,29 @@ A learning platform's bulk download names each file (or each student's folder)
 after its student. ``--pattern`` says how: a preset (``canvas``, ``moodle``,
 ``blackboard``) or a template of the file's path inside the class folder, with
 ``{name}``, ``{id}`` and ``{*}`` (anything) in it, such as ``{id}-{name}.toml``.
-What a pattern finds comes first; then the file's own ``name = "..."`` and
-``id = "..."`` lines (the book's download writes them); then the file's name.
+An id comes from the pattern (the LMS's own), else from the file's own ``id = "..."``
+line. A name comes from the file's own ``name = "..."`` line (the book's download writes
+it), else from the roster or the LMS's export, else from the pattern (Canvas writes a
+slug, ``beckertom``), else from the file's name. A preset also finds the attempt: which
+of a student's files came last.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from predict_check.errors import GradingError
 
 PRESETS = {
-    # doejane_12345_678901_answers.toml, doejane_LATE_12345_678901_answers-1.toml
-    "canvas": r"(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<id>[0-9]+)_[0-9]+_[^/]*",
+    # doejane_12345_678901_answers.toml, doejane_LATE_12345_678901_answers-1.toml: the user's id, the file's id
+    "canvas": r"(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<id>[0-9]+)_(?P<attempt>[0-9]+)_[^/]*",
     # Jane Doe_12345_assignsubmission_file_/answers.toml (a folder per student)
     "moodle": r"(?P<name>[^/]+?)_(?P<id>[0-9]+)_assignsubmission_[A-Za-z]+_?/[^/]*",
     # Predictions_jdoe_attempt_2025-03-14-10-00-00_answers.toml
-    "blackboard": r"[^/]*?_(?P<id>[^_/]+)_attempt_[0-9-]+_[^/]*",
+    "blackboard": r"[^/]*?_(?P<id>[^_/]+)_attempt_(?P<attempt>[0-9-]+)_[^/]*",
 }
 PLACES = ("{name}", "{id}", "{*}")
 
@@ -101,24 +105,38 @@ def fill(template: tuple[str, ...], text: str) -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class Student:
-    """Who a file is from, as every output names them; ``late`` where the LMS's name marks the file late."""
+    """Who a file is from, as every output names them.
+
+    ``late`` where the LMS's name marks the file late; ``attempt`` orders one student's
+    files where the LMS numbers them; ``named`` says the name is known, not made from
+    the file's name (so that two files of one name can be one student's).
+    """
 
     name: str
     id: str | None = None
     late: bool = False
+    attempt: int | None = None
+    named: bool = False
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        """What makes two files one student's: the id, else a known name; None when neither is known."""
+        return ("id", self.id) if self.id else ("name", self.name) if self.named else None
 
 
-def identify(label: str, own_name: str | None, own_id: str | None, pattern: Pattern | None) -> Student:
-    """The student behind a file: the pattern's findings first, then the file's own lines, then its name."""
+def identify(
+    label: str,
+    own_name: str | None,
+    own_id: str | None,
+    pattern: Pattern | None,
+    names: Mapping[str, str] | None = None,
+) -> Student:
+    """The student behind a file: the LMS's id before the file's own, a real name before a slug or a file name."""
     found = pattern.match(label) if pattern is not None else {}
+    student_id = found.get("id") or own_id
     stem = PurePosixPath(label).name
     stem = stem[: -len(".toml")] if stem.casefold().endswith(".toml") else stem
-    name = found.get("name") or own_name or stem
-    return Student(name.replace("_", " ").strip() or label, found.get("id") or own_id, "late" in found)
-
-
-def label_of(path: Path, folder: Path | None, given: str) -> str:
-    """A file as the class knows it: its path inside the folder given, or the path as given on the command line."""
-    if folder is not None:
-        return path.relative_to(folder).as_posix()
-    return PurePosixPath(given).as_posix() if not Path(given).is_absolute() else path.name
+    known = own_name or (names or {}).get(student_id or "") or found.get("name")
+    name = (known or stem).replace("_", " ").strip() or label
+    attempt = found.get("attempt", "").replace("-", "")
+    return Student(name, student_id, "late" in found, int(attempt) if attempt.isdigit() else None, bool(known))

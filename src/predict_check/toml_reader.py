@@ -16,7 +16,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Container
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import AnswersFileError
@@ -285,6 +285,7 @@ class BadLine:
     table: str | None  # the table it stands in (None at the top of the file, LOST under an unreadable header)
     fix: str
     suggestion: str | None = None
+    text: str = ""  # the lines as the file writes them (the student's text: shown only as text)
 
     @property
     def lines(self) -> str:
@@ -354,7 +355,8 @@ def _read(text: str, wanted: Container[str]) -> _Statements:
             if not read.statement("\n".join(lines[i:end]), i + 1):
                 end = _next_start(lines, end)
                 last = max(k for k in range(i, end) if lines[k].strip() and not lines[k].lstrip().startswith("#"))
-                read.bad.append(_bad(lines[i], i + 1, last + 1, read.name, wanted))
+                bad = _bad(lines[i], i + 1, last + 1, read.name, wanted)
+                read.bad.append(replace(bad, text="\n".join(lines[i : last + 1])))
             i = end
     twice = {(bad.table, bad.key) for bad in read.bad if bad.key is not None and bad.fix.startswith("given twice")}
     for table_key in twice:

@@ -194,6 +194,16 @@ def test_a_file_read_statement_by_statement_gives_what_the_parser_gives_without_
     assert read.written[("first-tries", "mean-square")] == "[not-a-table]\n"  # a string, as the parser reads it
 
 
+def test_a_bad_line_keeps_its_text_as_the_file_writes_it_for_a_person_to_regrade():
+    text = "mean-square = 12,5\nnormalized = [0.8,\n  1.1\n# a note\nzero-row-zero-eps = D\n"
+    read = contents(text, Path("answers.toml"), wanted={"mean-square", "normalized", "zero-row-zero-eps"})
+    assert [(b.key, b.text) for b in read.bad] == [
+        ("mean-square", "mean-square = 12,5"),
+        ("normalized", "normalized = [0.8,\n  1.1"),  # both of its lines, the note after them left out
+        ("zero-row-zero-eps", "zero-row-zero-eps = D"),
+    ]
+
+
 def test_a_key_then_a_table_of_its_name_is_given_twice_and_read_neither_time():
     read = contents("mean-square = 12.5\n[mean-square]\nvalue = 12.5\n", Path("answers.toml"))
     assert "mean-square" not in read.data

@@ -1,0 +1,126 @@
+"""A teacher's regrades: ``overrides.toml`` sets one student's exercise to a verdict or to points, with a reason.
+
+    [69437.circle-image]    # the student's id (or their name, in quotes), then the exercise
+    verdict = "correct"     # correct, right so far, wrong or not answered; or instead
+    points = 1.5            # the exercise's points, at most what the policy gives it
+    reason = "116.6 degrees is the angle asked: right."
+
+The reason is shown on the student's page and in the long gradebook, and the review
+queue no longer lists what an override settled. Every student and exercise named must
+be in the gradebook: one that is not is refused, with what was expected.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from predict_check.errors import GradingError, UnknownExercise
+from predict_check.exercises import Course
+from predict_check.untrusted import quoted, visible
+from predict_check.verdicts import Outcome
+
+from .gradebook import GradedFile
+from .policy import Policy
+
+VERDICTS = {outcome.value: outcome for outcome in Outcome if outcome is not Outcome.UNREADABLE}
+
+
+class OverridesError(GradingError):
+    """An overrides file that cannot be used: it says what was wrong and what was expected."""
+
+    boundary = "overrides"
+
+
+@dataclass(frozen=True)
+class Override:
+    """An exercise set by hand: to an outcome (its points follow the policy) or to points, and why."""
+
+    outcome: Outcome | None
+    points: float | None
+    reason: str
+
+
+def load(course: Course, policy: Policy, path: Path) -> dict[str, dict[str, Override]]:
+    """Student (id or name) -> exercise -> its override, every value checked."""
+    name = visible(str(path))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError as error:
+        raise OverridesError(f"cannot read the overrides file {name}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise OverridesError(f"the overrides file {name} is not TOML in UTF-8: {error}") from None
+    return {
+        student: {
+            exercise: _override(course, policy, name, student, exercise, value) for exercise, value in table.items()
+        }
+        for student, table in _tables(data, name).items()
+    }
+
+
+def _tables(data: Mapping[str, object], name: str) -> Mapping[str, Mapping[str, object]]:
+    for student, table in data.items():
+        if not isinstance(table, dict) or not all(isinstance(value, dict) for value in table.values()):
+            raise OverridesError(f"{name}: {quoted(student)} must hold tables like [{student}.mean-square]")
+    return data
+
+
+def _override(course: Course, policy: Policy, name: str, student: str, exercise: str, value: dict) -> Override:
+    where = f"{name}: [{visible(student)}.{visible(exercise)}]"
+    try:
+        course.get(exercise)
+    except UnknownExercise as error:
+        raise OverridesError(f"{where}: {error}") from None
+    if policy.points[exercise] == 0:
+        raise OverridesError(f"{where}: the policy assigns no points to {exercise}; expected an assigned exercise")
+    reason, verdict, points = value.get("reason"), value.get("verdict"), value.get("points")
+    if set(value) - {"reason", "verdict", "points"} or (verdict is None) == (points is None):
+        raise OverridesError(f"{where}: expected a verdict or points, and a reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise OverridesError(f'{where}: expected a reason in quotes, like  reason = "regrade request: ..."')
+    if verdict is not None and verdict not in VERDICTS:
+        raise OverridesError(f"{where}: verdict must be one of {', '.join(VERDICTS)}")
+    largest = policy.points[exercise]
+    if points is not None and (
+        isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= largest
+    ):
+        raise OverridesError(f"{where}: points must be a number from 0 to {largest:g}, the exercise's points")
+    return Override(VERDICTS.get(verdict), None if points is None else float(points), reason.strip())
+
+
+def apply(
+    rows: Sequence[GradedFile], overrides: Mapping[str, Mapping[str, Override]], policy: Policy
+) -> list[GradedFile]:
+    """Each row with its overrides applied; a student named that no row is refused with the nearest names."""
+    known = {key: row for row in rows for key in (row.student.id, row.student.name) if key}
+    for student in overrides:
+        if student not in known:
+            near = difflib.get_close_matches(student, list(known), n=3)
+            expected = (
+                f"did you mean {' or '.join(map(quoted, near))}?"
+                if near
+                else "expected an id or a name of the gradebook"
+            )
+            raise OverridesError(f"the overrides name no student {quoted(student)}; {expected}")
+    changed = {id(known[student]): table for student, table in overrides.items()}
+    return [_regraded(row, changed[id(row)], policy) if id(row) in changed else row for row in rows]
+
+
+def _regraded(row: GradedFile, table: Mapping[str, Override], policy: Policy) -> GradedFile:
+    verdicts, points, right = list(row.verdicts), list(row.points), set(row.right)
+    for position, verdict in enumerate(row.verdicts):
+        override = table.get(verdict.exercise_id)
+        if override is None:
+            continue
+        if override.outcome is not None:
+            verdicts[position] = replace(verdict, outcome=override.outcome)
+            points[position] = policy.points[verdict.exercise_id] * policy.credit(override.outcome)
+            right.discard(verdict.exercise_id)
+            right |= {verdict.exercise_id} if override.outcome is Outcome.CORRECT else set()
+        else:
+            points[position] = override.points
+    reasons = {exercise: override.reason for exercise, override in table.items()}
+    return replace(row, verdicts=tuple(verdicts), points=tuple(points), right=frozenset(right), regraded=reasons)

@@ -1,0 +1,86 @@
+"""Feedback that neither leaks nor starves: held back by value whatever its length, never a hint for the student's own
+answer, every unanswered question kept, the teacher's note line by line, the student's real name, and only the
+exercises the policy assigns."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from hostile import SOLUTIONS, M, with_answer
+
+from classroom.__main__ import main
+from predict_check.sheets import answers_file
+from rmsnorm_course.questions import COURSE
+
+pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
+HELD_BACK = "The reasoning is held back here"
+
+
+def graded_page(tmp_path: Path, text: str, *options: str, name: str = "a.toml") -> str:
+    """The plain-text page of one file graded by the command (its first page)."""
+    (tmp_path / "class").mkdir(exist_ok=True)
+    (tmp_path / "class" / name).write_text(text, encoding="utf-8")
+    assert main(["grade", "class", "--out", "out", *options]) == 0
+    return next(path for path in sorted(Path("out/feedback").glob("001-*.txt"))).read_text(encoding="utf-8")
+
+
+def section(page: str, exercise_id: str) -> str:
+    start = page.index(f"({exercise_id})")
+    return page[start : page.find("\n\n", start)]
+
+
+def test_a_short_answer_not_yet_right_is_held_back_from_another_exercise_s_reasoning(tmp_path):
+    page = graded_page(tmp_path, with_answer("fused-bytes", "16"))  # 8 is the answer; fused-intensity is right
+    assert "5 operations over 8 bytes" not in page
+    assert HELD_BACK in section(page, "fused-intensity")
+
+
+def test_the_hint_for_the_student_s_own_answer_is_never_held_back(tmp_path):
+    text = with_answer("float16-formula-row", "[inf, inf]", with_answer("half-precision-square", '""'))
+    said = section(graded_page(tmp_path, text), "float16-formula-row")  # whose answer, inf, is not yet right
+    exercise = COURSE.exercises["float16-formula-row"]
+    assert " ".join(said.split()).count(" ".join(exercise.nonfinite.split())) == 1 and HELD_BACK not in said
+    assert "Hint: " + " ".join(exercise.hint.split()) in " ".join(said.split())
+
+
+def test_every_unanswered_exercise_keeps_its_question(tmp_path):
+    page = " ".join(graded_page(tmp_path, answers_file(COURSE)).split())  # the blank file: nothing answered
+    assert HELD_BACK not in page
+    for exercise in COURSE:
+        assert " ".join(exercise.prompt.split()) in page, exercise.id
+
+
+def test_the_teacher_s_note_keeps_its_lines_on_every_page(tmp_path):
+    note = tmp_path / "note.txt"
+    note.write_text("Well done.\nSee me on Thursday.\n\nRevisit the first item.\n", encoding="utf-8")
+    page = graded_page(tmp_path, SOLUTIONS, "--note-file", str(note))
+    assert "Note from your teacher:\n  Well done.\n  See me on Thursday.\n\n  Revisit the first item.\n" in page
+    assert "\\n" not in page
+    html = Path("out/feedback/001-a.html").read_text(encoding="utf-8")
+    assert "<p>Well done.<br>See me on Thursday.</p>" in html and "<p>Revisit the first item.</p>" in html
+    markdown = Path("out/feedback/001-a.md").read_text(encoding="utf-8")
+    assert "` Well done. `\\\n` See me on Thursday. `\n" in markdown  # a hard line break between the lines
+
+
+def test_a_name_the_file_gives_is_used_never_the_lms_slug(tmp_path):
+    page = graded_page(tmp_path, 'name = "Tom Becker"\n' + SOLUTIONS, "--pattern", "canvas",
+                       name="beckertom_69437_678901_answers.toml")  # fmt: skip
+    assert "Student: Tom Becker (id 69437)" in page
+    (row,) = csv.DictReader(io.StringIO(Path("out/grades.csv").read_text(encoding="utf-8")))
+    assert (row["id"], row["name"]) == ("69437", "Tom Becker")
+
+
+def test_pages_summary_and_gradebook_hold_only_the_exercises_the_policy_assigns(tmp_path, capsys):
+    (tmp_path / "policy.toml").write_text("[points]\ndefault = 0\nmean-square = 2\nnormalized = 1\n")
+    page = graded_page(tmp_path, with_answer("normalized", "[0.6, 0.8]"), "--policy", "policy.toml")
+    assert "Score: 2 of 3 points (66.7%); 1 of 2 exercises right" in page
+    assert "1. The mean square (mean-square)" in page and "2. x-hat of the worked example (normalized)" in page
+    assert "(reciprocal-rms)" not in page and "3. " not in page
+    said = capsys.readouterr().out
+    assert "\nmean-square: " in said and "\nnormalized: " in said and "\nreciprocal-rms: " not in said
+    header = Path("out/grades.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert [column for column in header if column in COURSE.exercises] == ["mean-square", "normalized"]
+    assert len(COURSE.exercises) == M > 2

@@ -1,0 +1,80 @@
+"""The review queue: every answer and line that could not be read, with its text as typed (as text), every file not
+counted or not graded, and every file whose answers are shifted by a line, in review.csv and in the summary."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from hostile import SOLUTIONS, M, with_answer
+
+from classroom.__main__ import main
+
+pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
+ANSWERS = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)  # each exercise and its reference, in order
+
+
+def queue(out: str = "out") -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((Path(out) / "review.csv").read_text(encoding="utf-8"))))
+
+
+def shifted(start: int, count: int) -> str:
+    """The reference answers with ``count`` of them, from ``start``, moved up a line: each the next one's answer."""
+    lines = []
+    for n, (exercise_id, answer) in enumerate(ANSWERS):
+        given = ANSWERS[n + 1][1] if start <= n < start + count else answer
+        lines.append(f"{exercise_id} = {given}")
+    return "\n".join(lines) + "\n"
+
+
+def test_every_answer_and_line_not_read_is_queued_with_its_text_as_typed(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    text = with_answer("mean-square", '"twelve and a half"', with_answer("plateau-value", '"=HYPERLINK(1)"'))
+    (folder / "a.toml").write_text(text, encoding="utf-8")
+    (folder / "b.toml").write_text(with_answer("output-shape", "[2, 5, 3") + "no-such = 1\n", encoding="utf-8")
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    rows = [(row["file"], row["exercise"], row["what"], row["as typed"]) for row in queue()]
+    assert rows == [
+        ("a.toml", "mean-square", "answer not read", "twelve and a half"),
+        ("a.toml", "plateau-value", "answer not read", "'=HYPERLINK(1)"),  # shown as text, never a formula
+        ("b.toml", "output-shape", "line not read", "output-shape = [2, 5, 3"),
+        ("b.toml", "", "no such exercise", ""),
+    ]
+    said = capsys.readouterr().out
+    assert "review queue (4 in review.csv): answer not read: 2; line not read: 1; no such exercise: 1" in said
+    assert "  a mean-square: answer not read 'twelve and a half': expected a number" in said
+
+
+def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "shifted.toml").write_text(shifted(0, 6), encoding="utf-8")
+    (folder / "one-slip.toml").write_text(shifted(0, 1), encoding="utf-8")  # one answer moved: a slip, no shift
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    found = {row["file"]: row for row in queue() if row["what"] == "answers shifted by a line"}
+    assert list(found) == ["shifted.toml"]
+    assert found["shifted.toml"]["what to do"].startswith(
+        "6 answers are each the answer to the exercise beside theirs: " + ", ".join(i for i, _ in ANSWERS[:6])
+    )
+    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert (rows["shifted.toml"]["needs review"], rows["shifted.toml"]["points"]) == ("yes", str(M - 6))
+    assert rows["one-slip.toml"]["needs review"] == ""
+
+
+def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_queued(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "leeana_70001_678910_answers.toml").write_text(SOLUTIONS, encoding="utf-8")
+    (folder / "beckertom_69437_678901_essay.docx").write_bytes(b"PK\x03\x04 a word processor's file")
+    (folder / "teacher-notes.txt").write_text("not a student's\n", encoding="utf-8")
+    assert main(["grade", str(folder), "--pattern", "canvas", "--out", "out"]) == 0
+    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert sorted(rows) == ["69437", "70001"]
+    assert (rows["69437"]["points"], rows["69437"]["needs review"]) == ("0", "yes")
+    assert "beckertom_69437_678901_essay.docx is no answers file; not graded" in rows["69437"]["problems"]
+    queued = {(row["file"], row["what"]) for row in queue()}
+    assert queued == {("beckertom_69437_678901_essay.docx", "not graded"), ("teacher-notes.txt", "not graded")}

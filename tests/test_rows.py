@@ -1,0 +1,145 @@
+"""One row per student, counted one way: a student's files grouped, the latest counting; first tries, points and
+exercises said alike everywhere; the same summary whatever order the files come in.
+
+Each class is written here, so what each row must say is known from how it was built.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+import pytest
+from hostile import SOLUTIONS, M, with_answer
+
+from classroom.__main__ import main
+
+pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
+
+
+def right_answers(count: int) -> str:
+    """The first ``count`` reference answers, one per line."""
+    lines = [line for line in SOLUTIONS.splitlines() if " = " in line and not line.startswith("#")]
+    return "\n".join(lines[:count]) + "\n"
+
+
+def write(path: Path, text: str, changed: float | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if changed is not None:
+        os.utime(path, (changed, changed))
+    return path
+
+
+def gradebook(out: str = "out", name: str = "grades.csv") -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((Path(out) / name).read_text(encoding="utf-8"))))
+
+
+def test_a_canvas_student_s_two_files_are_one_row_the_latest_attempt_counting(tmp_path, capsys):
+    draft = write(tmp_path / "class" / "beckertom_69437_678901_answers-draft.toml", right_answers(5))
+    final = write(tmp_path / "class" / "beckertom_69437_678950_answers-1.toml", SOLUTIONS)
+    os.utime(draft, (2_000_000_000, 2_000_000_000))  # the draft was changed last: Canvas's own numbers decide
+    write(tmp_path / "class" / "leeana_70001_678910_answers.toml", right_answers(3))
+    assert main(["grade", "class", "--pattern", "canvas", "--out", "out"]) == 0
+    rows = gradebook()
+    assert [row["id"] for row in rows] == ["69437", "70001"]  # one row per student
+    assert [(row["id"], row["points"], row["file"], row["other files"]) for row in rows] == [
+        ("69437", str(M), final.name, draft.name),
+        ("70001", "3", "leeana_70001_678910_answers.toml", ""),
+    ]
+    said = capsys.readouterr().out
+    assert said.startswith(f"graded 2 students (3 files): mean {(M + 3) / 2:g} of {M} points")
+    assert f"beckertom (69437): not counted: the latest file counts: {final.name}" in said
+
+
+def test_a_moodle_student_s_two_files_are_one_row_the_one_changed_last_counting(tmp_path):
+    folder = tmp_path / "class" / "Ana Perez_301_assignsubmission_file_"
+    write(folder / "answers.toml", SOLUTIONS, changed=1_700_000_100)
+    write(folder / "old-answers.toml", right_answers(2), changed=1_700_000_000)
+    assert main(["grade", "class", "--pattern", "moodle", "--out", "out"]) == 0
+    (row,) = gradebook()
+    assert (row["id"], row["name"], row["points"]) == ("301", "Ana Perez", str(M))
+    assert row["other files"] == "Ana Perez_301_assignsubmission_file_/old-answers.toml"
+
+
+def test_files_that_give_one_id_are_one_row_and_a_tie_needs_review(tmp_path):
+    write(tmp_path / "class" / "a.toml", 'id = "7"\n' + right_answers(4), changed=1_700_000_000)
+    write(tmp_path / "class" / "b.toml", 'id = "7"\n' + right_answers(6), changed=1_700_000_000)
+    write(tmp_path / "class" / "c.toml", 'id = "8"\nname = "Ben"\n' + right_answers(1), changed=1_700_000_000)
+    write(tmp_path / "class" / "d.toml", 'id = "8"\nname = "Bea"\n' + right_answers(2), changed=1_700_000_500)
+    assert main(["grade", "class", "--out", "out"]) == 0
+    rows = {row["id"]: row for row in gradebook()}
+    assert sorted(rows) == ["7", "8"] and all(row["needs review"] == "yes" for row in rows.values())
+    review = {row["id"]: row for row in gradebook(name="review.csv") if row["what"] == "which file counts?"}
+    assert "cannot tell which of 2 files came last" in review["7"]["what to do"]
+    assert "files of one id name 2 students: Bea, Ben" in review["8"]["what to do"]
+    assert rows["8"]["points"] == "2"  # changed last
+
+
+def test_files_named_only_by_their_file_names_stay_apart(tmp_path):
+    write(tmp_path / "class" / "secA" / "bob.toml", right_answers(1))
+    write(tmp_path / "class" / "secB" / "bob.toml", right_answers(2))
+    assert main(["grade", "class", "--out", "out"]) == 0
+    assert sorted(row["points"] for row in gradebook()) == ["1", "2"]  # a name made from a file's name is no one's
+
+
+def test_first_tries_are_counted_one_way_in_the_summary_and_the_gradebook(tmp_path, capsys):
+    first = '\n[first-tries]\nmean-square = "12.5"\nreciprocal-rms = "0.2828"\n'
+    write(tmp_path / "class" / "a.toml", SOLUTIONS + first)
+    write(tmp_path / "class" / "b.toml", SOLUTIONS + "\n[shown-before-first-try]\nmean-square = true\n")
+    write(tmp_path / "class" / "typed.toml", SOLUTIONS)
+    assert main(["grade", "class", "--out", "out"]) == 0
+    rows = {row["file"]: row for row in gradebook()}
+    columns = ("first tries (own record)", "first tries right (own record)", "answers shown first (own record)")
+    assert [tuple(rows[name][column] for column in columns) for name in ("a.toml", "b.toml", "typed.toml")] == [
+        ("2", "1", "0"),
+        ("0", "0", "1"),
+        ("", "", ""),  # a file that records no first try has none to count, not 0 of 0
+    ]
+    said = capsys.readouterr().out
+    assert "mean-square: 3/3 right of those who answered; first try* right 1/1 (1 shown first)" in said
+    assert "reciprocal-rms: 3/3 right of those who answered; first try* right 0/1" in said
+    long = {(row["file"], row["exercise"]): row for row in gradebook(name="grades-long.csv")}
+    assert long[("a.toml", "reciprocal-rms")]["first try (own record)"] == "right so far"
+    assert long[("a.toml", "mean-square")]["first try (own record)"] == "right"
+
+
+def test_points_and_exercises_are_named_wherever_both_appear(tmp_path, capsys):
+    write(tmp_path / "policy.toml", "[points]\ndefault = 1\nmean-square = 4\n")
+    write(tmp_path / "class" / "a.toml", right_answers(2))
+    assert main(["grade", "class", "--policy", "policy.toml"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"score: 2/{M} exercises right, 5 of {M + 3} points  a.toml"
+    assert (
+        lines[1]
+        == f"graded 1 student (1 file): mean 5 of {M + 3} points ({500 / (M + 3):.1f}%), 2 of {M} exercises right"
+    )
+
+
+def test_the_summary_is_the_same_whatever_order_the_files_come_in(tmp_path, capsys):
+    answers = {"mean-square": ["13", "14", "13.0", "14.0"], "plateau-value": ["1", "1.0", "0.5", "0.25"]}
+    summaries = []
+    for order in (range(4), reversed(range(4))):
+        folder = tmp_path / f"class-{len(summaries)}"
+        for n, k in enumerate(order):
+            write(folder / f"s{n}.toml", "".join(f"{key} = {values[k]}\n" for key, values in answers.items()))
+        assert main(["grade", str(folder)]) == 0
+        said = capsys.readouterr().out
+        summaries.append(said[said.index("\nmean-square: ") :])
+    assert summaries[0] == summaries[1]
+    assert "    13 (2 students): no known slip gives this answer\n    14 (2 students)" in summaries[0]
+
+
+def test_an_answer_not_read_is_in_the_long_gradebook_as_typed_and_the_file_needs_review(tmp_path):
+    typed = "=1+1 twelve and a half \x1b[31m"
+    write(tmp_path / "class" / "a.toml", with_answer("mean-square", f'"{typed}"'.replace("\x1b", "\\u001b")))
+    assert main(["grade", "class", "--out", "out"]) == 0
+    (row,) = gradebook()
+    assert row["needs review"] == "yes"
+    long = {r["exercise"]: r for r in gradebook(name="grades-long.csv")}
+    assert long["mean-square"]["verdict"] == "unreadable"
+    assert long["mean-square"]["answer as typed"] == "'=1+1 twelve and a half \\x1b[31m"  # never a formula or a control
+    page = (Path("out") / "feedback" / "001-a.txt").read_text(encoding="utf-8")
+    assert "Your answer: =1+1 twelve and a half \\x1b[31m\n" in page
