@@ -52,6 +52,11 @@ def _forms(value: float, exact: bool) -> set[str]:
     return forms
 
 
+def _distinct(form: str, value: float) -> bool:
+    """Whether a coordinate written so states its value: three significant figures or more, or the value itself."""
+    return len(form.replace("-", "").replace(".", "").lstrip("0")) >= 3 or float(form) == value
+
+
 def _as_number(form: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)")
 
@@ -69,7 +74,9 @@ def states(text: str, exercise: Exercise) -> str | None:
     values = [float(value) for value in np.atleast_1d(answer)]
     forms = set().union(*(_forms(value, exact=len(values) == 1) for value in values))
     for decimals in range(7) if len(values) > 1 else ():
-        forms.add("[" + ", ".join(f"{value:.{decimals}f}" for value in values) + "]")
+        written = [f"{value:.{decimals}f}" for value in values]
+        if all(_distinct(form, value) for form, value in zip(written, values)):  # [0, 0] states no small vector
+            forms.add("[" + ", ".join(written) + "]")
     return next((form for form in sorted(forms) if _as_number(form).search(text)), None)
 
 

@@ -31,7 +31,7 @@ MOODLE_HEADER = [
 ]  # fmt: skip
 
 
-def canvas_export(points: str = "36.00", twice: bool = False) -> list[list[str]]:
+def canvas_export(points: str = f"{M:.2f}", twice: bool = False) -> list[list[str]]:
     only = ["(read only)"] * 6
     rows = [
         CANVAS_HEADER,
@@ -43,7 +43,7 @@ def canvas_export(points: str = "36.00", twice: bool = False) -> list[list[str]]
     return rows + ([["Becker, Tom", "69437", "", "", "RMSNorm 102", "", "", "", "", "", "", "", ""]] if twice else [])
 
 
-def moodle_worksheet(maximum: str = "36.00") -> list[list[str]]:
+def moodle_worksheet(maximum: str = f"{M:.2f}") -> list[list[str]]:
     when = "Friday, 14 March 2025, 10:00 AM"
     return [
         MOODLE_HEADER,
@@ -112,7 +112,8 @@ def test_moodle_s_worksheet_gets_each_grade_and_a_feedback_comment(tmp_path):
         f"<p>{M} of {M} points (100%); {M} of {M} exercises right.</p><p>Every exercise is on your feedback page, "
         "attached.</p>"
     )
-    assert filled[3][comments].startswith(f"<p>3 of {M} points (8.3%); 3 of {M} exercises right.</p><p>Revisit first: ")
+    share = f"{100 * 3 / M:.1f}".rstrip("0").rstrip(".")
+    assert filled[3][comments].startswith(f"<p>3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: ")
     assert filled[2][comments] == "" and [row[:grade] for row in filled] == [row[:grade] for row in moodle_worksheet()]
 
 
