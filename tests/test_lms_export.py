@@ -113,7 +113,8 @@ def test_moodle_s_worksheet_gets_each_grade_and_a_feedback_comment(tmp_path):
         "attached.</p>"
     )
     share = f"{100 * 3 / M:.1f}".rstrip("0").rstrip(".")
-    assert filled[3][comments].startswith(f"<p>3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: ")
+    said = f"<p>3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: "
+    assert filled[3][comments].startswith(said)
     assert filled[2][comments] == "" and [row[:grade] for row in filled] == [row[:grade] for row in moodle_worksheet()]
 
 
