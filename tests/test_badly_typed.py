@@ -15,8 +15,8 @@ import pytest
 from hostile import SOLUTIONS, M, line_of, with_answer
 
 from classroom.__main__ import main
+from classroom.feedback import feedback_markdown, feedback_text
 from classroom.gradebook import grade_files, tally
-from classroom.pages import feedback_markdown, feedback_text
 from classroom.report import Run, summary
 from predict_check.sheets import AnswerSheet
 from rmsnorm_course.questions import COURSE

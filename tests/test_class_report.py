@@ -11,8 +11,8 @@ from leaks import unstated
 from submissions import generate_class, slip, write_class
 
 from classroom.__main__ import main
+from classroom.feedback import HELD_BACK, feedback_html, feedback_markdown, page_stems
 from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
-from classroom.pages import HELD_BACK, feedback_html, feedback_markdown, page_stems
 from classroom.report import OutputError, Run, refuse, summary
 from rmsnorm_course.questions import COURSE
 

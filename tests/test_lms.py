@@ -18,9 +18,9 @@ from leaks import unstated
 from submissions import generate_class, write_class
 
 from classroom.__main__ import main
+from classroom.feedback import Options, feedback_html, feedback_text
 from classroom.files import answer_files
 from classroom.gradebook import grade_files, tally
-from classroom.pages import Options, feedback_html, feedback_text
 from classroom.policy import PolicyError, load
 from classroom.report import summary
 from classroom.students import Pattern, PatternError

@@ -20,9 +20,9 @@ from predict_check.exercises import Course
 from predict_check.untrusted import quoted, visible
 
 from . import lms, overrides, policy, report
+from .feedback import FORMATS, Options
 from .files import Found, answer_files
 from .gradebook import GradedFile, grade_file, grade_files, number, rows, who
-from .pages import FORMATS, Options
 from .publish import PublishError
 from .students import Pattern
 

@@ -5,7 +5,7 @@
 - ``grades.csv`` (a row per student, numbers for a spreadsheet or an LMS) and
   ``grades-long.csv`` (a row per student and exercise, each answer as typed);
 - ``review.csv``, the review queue (``review``), and ``grades.png``, the figure;
-- ``feedback/``, a page per student as HTML, plain text and Markdown (``pages``), and an index;
+- ``feedback/``, a page per student as HTML, plain text and Markdown (``feedback``), and an index;
 - with the LMS's export (``--lms-gradebook``), the export filled in (``canvas-grades.csv``
   or ``moodle-grades.csv``), and, where the files came named by that LMS, the pages zipped
   for its bulk feedback upload (``canvas-feedback.zip`` or ``moodle-feedback.zip``).
@@ -31,10 +31,10 @@ from predict_check.untrusted import quoted, visible
 from predict_check.verdicts import Outcome
 
 from . import lms, review
+from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
 from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally
-from .pages import RENDER, Options, feedback_pages, page_stems
 from .policy import Policy
 from .publish import PublishError, publish
 

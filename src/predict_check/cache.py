@@ -4,7 +4,7 @@ A course names one environment variable for the folder every one of its caches k
 its files in (the answer key, and whatever its own studies keep); ``off`` keeps
 nothing, so no cache writes a file anywhere. A kept file's name is a ``fingerprint``
 of everything it was computed from: the source of every module the computation runs,
-found by their imports (``imports``), and whatever else its caller names. A change
+found by their imports (``imports.imported_files``), and whatever else its caller names. A change
 to any of them is a new name, computed afresh; a cache is never trusted over its sources.
 """
 

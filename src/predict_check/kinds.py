@@ -1,4 +1,5 @@
-"""The four kinds of answer an exercise takes, and what each makes of an answer.
+"""The kinds of answer an exercise takes (a number, a vector, a shape, a choice, a place on a figure), and what
+each makes of an answer.
 
 Typed text is read by the rules of ``reading`` (the same in ``check()``, the grader
 and the page). Values handed in from Python or from a TOML file (a float, a list, an

@@ -1,3 +1,3 @@
 """The maths: checks and errors, the reference arithmetic, the fast path, the layer,
 parameters, the tape, gradient checking and the baselines. Imports nothing from the
-layers above it (studies, questions, grading, views)."""
+course's layers above it (studies, questions, views), nor from any other package."""

@@ -205,7 +205,7 @@ def _fits(out: object, x: np.ndarray, gain: np.ndarray | None) -> bool:
 def _scale_blocks(
     sources: np.ndarray, targets: np.ndarray, gain: np.ndarray | None, working: np.dtype, eps: float, step: int
 ) -> np.ndarray:
-    """Write each row of ``imports``, normalized and scaled, into ``targets`` by blocks; return each S + d*eps."""
+    """Write each row of ``sources``, normalized and scaled, into ``targets`` by blocks; return each S + d*eps."""
     rows, width = sources.shape
     totals = np.empty(rows)  # float64: the range test after the last block reads them
     step = min(step, rows)
