@@ -7,8 +7,9 @@ normalized on its own. Precision policy, in one line: integers and bools become
 float64, float16 is computed in float32 and handed back as float16, float32 and
 float64 stay as they are, and eps is taken as the compute dtype holds it. These
 functions check the request (``checks``), then run one arithmetic (``reference``):
-``rms_norm`` always by blocks of rows (``fastpath``), ``rms_norm_forward`` over the
-whole input at once, keeping every stage; both give the same bits. The backward
+``rms_norm`` through the fast path (``fastpath``: a block of rows at a time, or one
+short route for an input of one block), ``rms_norm_forward`` over the whole input at
+once, keeping every stage; both give the same bits. The backward
 blocks large inputs.
 """
 
