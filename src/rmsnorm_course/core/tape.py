@@ -150,13 +150,17 @@ class TapeRMSNormForward:
 
 
 def tape_rms_norm(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> TapeRMSNormForward:
+    """RMSNorm on the tape (``tape_forward``), after the checks every entry point makes."""
+    x_value, gain_value, eps, _ = validated(x, gain, eps)
+    return tape_forward(Tensor(x_value), Tensor(gain_value), eps)
+
+
+def tape_forward(x: Tensor, gain: Tensor, eps: float) -> TapeRMSNormForward:
     """RMSNorm from primitives: x*x -> mean (kept) -> + eps -> log -> * -0.5 -> exp -> * x -> * gain.
 
     The tape computes the formula as written, with none of the reference's
     rescaling, so it refuses rows whose squares leave the float range.
     """
-    x_value, gain_value, eps, _ = validated(x, gain, eps)
-    x, gain = Tensor(x_value), Tensor(gain_value)
     with np.errstate(over="ignore"):  # an overflow is reported by row just below
         mean_square = (x * x).mean(axis=-1)
     _check_mean_square(mean_square.value, eps)
