@@ -148,7 +148,11 @@ def lab(tmp_path_factory) -> str:
 
 @pytest.fixture
 def lab_page(browser, lab):
-    """A fresh browser page that refuses every request to a host other than the lab's."""
+    """A fresh browser page that refuses every request to a host other than the lab's; each test's kernels its own.
+
+    A page opened again finds its kernel still running, and that kernel remembers the boxes
+    answered in it, as a learner's would: so every kernel a test started is shut down after it.
+    """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     foreign: list[str] = []
 
@@ -164,6 +168,8 @@ def lab_page(browser, lab):
     page = context.new_page()
     page.foreign_requests = foreign
     yield page
+    if page.url.startswith(lab):
+        page.evaluate("() => window.jupyterapp && window.jupyterapp.serviceManager.sessions.shutdownAll()")
     context.close()
 
 
@@ -262,6 +268,9 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     first_try = check("mean-square", sum(v**2 for v in example.INPUT))
     assert first_try.title in outputs and f"✗ Not yet, you said {first_try.answer}:" in outputs
     assert outputs.count("Predict: ") == len(COURSE.exercises)  # every box, as a widget
+    prose = rendered_prose(lab_page)
+    assert "Save my answers" in prose and "book/answers.toml" in prose  # the route's own button, and its file
+    expect(lab_page.get_by_role("button", name="Save my answers")).to_have_count(len(COURSE.exercises))
 
 
 # --- what follows a box waits ------------------------------------------------------------------
@@ -297,7 +306,7 @@ def show_every_answer(page: Page) -> None:
     expect(page.locator(".jp-Notebook .jp-Cell.lm-mod-hidden")).to_have_count(0)
 
 
-# What the extension writes under a cell (its note on a box not yet run), as the page draws it.
+# What the extension writes under a cell (its note on a box not yet run: how to draw it), as the page draws it.
 UNDER_CELL = """(index) => getComputedStyle(
     window.jupyterapp.shell.currentWidget.content.widgets[index].node, '::after').content"""
 # The position of the active cell, its kind, and how many times it ran.
@@ -306,11 +315,13 @@ ACTIVE = """() => {
     return {index: notebook.activeCellIndex, code: cell.type === 'code', count: cell.executionCount ?? null};
 }"""
 ACTIVE_INDEX = "window.jupyterapp.shell.currentWidget.content.activeCellIndex"
-# Count the saves of the notebook from now on: the test saves nothing, so each is an autosave.
+# Count the saves of the notebook that start from now on: the test saves nothing, so each is an autosave.
 COUNT_SAVES = """() => {
+    let started = false;
     window.savesSeen = 0;
     window.jupyterapp.shell.currentWidget.context.saveState.connect((_, state) => {
-        if (state === 'completed') window.savesSeen += 1;
+        if (state === 'started') started = true;
+        if (state === 'completed' && started) window.savesSeen += 1;
     });
 }"""
 # Whether the code cell at an index has run again since its count was `before`, and the kernel is idle.
@@ -352,8 +363,7 @@ def test_run_cell_by_cell_from_the_top_no_cell_after_an_unanswered_box_is_drawn_
     open_as_notebook(lab_page, lab, path)
     ids, cells = box_ids(path), lab_page.locator(".jp-Notebook .jp-Cell")
     first, second = ids["mean-square"], ids["reciprocal-rms"]
-    said = lab_page.evaluate(UNDER_CELL, first)
-    assert "Shift+Enter" in said, "before it runs, the box's cell says how to draw it"
+    lab_page.wait_for_function(f"(index) => ({UNDER_CELL})(index).includes('Shift+Enter')", arg=first)  # says how
     cells.nth(0).locator(".jp-InputPrompt").click()  # the page's title: the learner starts at the top
     assert run_cell_by_cell(lab_page, first) == first
     box = cells.nth(first)
@@ -381,7 +391,7 @@ def test_after_an_autosave_with_cells_shown_the_source_is_unchanged_and_a_page_o
     cells = lab_page.locator(".jp-Notebook .jp-Cell")
     cells.nth(first).get_by_role("button", name=SHOW_ANSWER).click()
     expect(cells.nth(first + 1)).to_be_visible()
-    written = source.stat().st_mtime_ns
+    written = source.stat().st_mtime_ns  # before the count starts, so any save it counts writes after this
     lab_page.evaluate(COUNT_SAVES)
     cells.nth(first + 1).locator(".jp-InputPrompt").click()
     shift_enter(lab_page)  # a change to the notebook (a cell run again), for the autosave to write
@@ -406,17 +416,17 @@ def test_what_follows_each_box_waits_until_it_is_opened_and_run_all_runs_every_c
     """Before anything runs, under Run All, and as each box opens in turn; then every listing and figure shows."""
     before = (ROOT / f"{path}.md").read_bytes()
     open_as_notebook(lab_page, lab, path)
-    found = boxes(path)
-    shown = cells_shown(lab_page)
-    assert len(shown) == len(jupytext.read(ROOT / f"{path}.md").cells)
-    assert all(shown[: found[0] + 1]) and drawn_after_first_box(lab_page, path) == [], "before anything runs"
+    found, count = boxes(path), len(jupytext.read(ROOT / f"{path}.md").cells)
+    assert len(cells_shown(lab_page)) == count
+    lab_page.wait_for_function(f"() => ({CELLS_SHOWN})().slice(0, {found[0] + 1}).every(Boolean)")  # drawn by now
+    assert drawn_after_first_box(lab_page, path) == [], "before anything runs"
     run_all(lab_page)
     assert all(lab_page.evaluate(CELLS_RAN)), "Run All ran every cell"
     assert drawn_after_first_box(lab_page, path) == [], "Run All showed what a box holds back"
     cells = lab_page.locator(".jp-Notebook .jp-Cell")
     for number, box in enumerate(found):
         cells.nth(box).get_by_role("button", name=SHOW_ANSWER).click()  # the learner goes on
-        following = found[number + 1] if number + 1 < len(found) else len(shown) - 1
+        following = found[number + 1] if number + 1 < len(found) else count - 1
         expect(cells.nth(following)).to_be_visible()
         shown = cells_shown(lab_page)
         assert all(shown[: following + 1]), f"box {number + 1} opened, but not all the cells up to the next show"

@@ -277,8 +277,10 @@ class KernelAnswers:
             self.right_once.add(exercise_id)
 
     def opened(self, exercise_id: str) -> bool:
-        """Whether the box lets what follows it show: answered right once, or its answer shown."""
-        return exercise_id in self.right_once or exercise_id in self.shown
+        """Whether the box lets what follows it show: answered right once (a kept try right too), or answer shown."""
+        kept = self.kept.get(exercise_id)
+        right = kept is not None and Outcome.CORRECT in (kept.first_outcome, kept.outcome)
+        return right or exercise_id in self.right_once or exercise_id in self.shown
 
     def count(self) -> str:
         """The page's tally of this kernel's predictions."""
