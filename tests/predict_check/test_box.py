@@ -9,8 +9,19 @@ import pytest
 from bs4 import BeautifulSoup
 
 from predict_check import reading
-from predict_check.box import DATA_GLOBAL, LAB_FIGURE, data_script, exercise_data, prediction_html
+from predict_check.box import (
+    DATA_GLOBAL,
+    LAB_BOX,
+    LAB_FIGURE,
+    LAB_HOLD,
+    LAB_OPEN,
+    STATIC,
+    data_script,
+    exercise_data,
+    prediction_html,
+)
 from predict_check.kinds import Place
+from predict_check.pages import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
 from rmsnorm_course.questions import COURSE, Prediction
@@ -131,3 +142,10 @@ def test_a_picture_box_widget_carries_the_figure_the_page_draws_and_no_other_box
     (figure,) = figures
     assert json.loads(figure["data-picture"]) == {name: page[name] for name in ("kind", "answer", "picture")}
     assert figure.get_text().strip(), "words for where no figure can be drawn"
+
+
+def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_pages_tool_give():
+    """The extension is JavaScript and cannot import them: it names each one as the Python does."""
+    script = (STATIC.parent / "lab" / "extension.js").read_text(encoding="utf-8")
+    for name in (BOX_TAG, LAB_BOX, LAB_OPEN, LAB_HOLD, LAB_FIGURE):
+        assert f'= "{name}"; //' in script, name
