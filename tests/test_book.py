@@ -254,25 +254,16 @@ def test_after_every_box_the_page_shows_the_code_that_computes_its_answer(pages,
         assert shows(exercise.kind, exercise.solve().answer, outputs), (exercise_id, outputs[:300])
 
 
-def test_the_headings_that_hold_a_notebook_back_stay_out_of_the_book(pages):
-    """In JupyterLab a heading after each box says how to go on; the book's page waits by itself."""
-    from predict_check.box import GO_ON
-
-    assert [page for page in toc_pages() if GO_ON in text_of(pages[page])] == []
-    assert [page for page in toc_pages() if GO_ON in (ROOT / f"{page}.md").read_text()]  # the sources hold them
-
-
 PLUMBING = ("fastpath", "checks", "cost_timings", "perf_counter", "timeit", "validated", "rms_norm_blocked", "threads")
 
 
 def shown_code(text: str) -> list[str]:
-    """The code a reader sees on a page: visible cells, and the files and objects it includes."""
+    """The code a reader sees on a page: visible cells, and the listings of the package's code."""
     shown = []
     for meta, body in re.findall(r"```\{code-cell\}[^\n]*\n(---\n.*?\n---\n|:tags:[^\n]*\n)?(.*?)```", text, re.S):
         if "remove-input" not in meta and "hide-input" not in meta:
             shown.append(body)
-    shown += re.findall(r"```\{literalinclude\} ([^\n]+)\n(?::[^\n]*\n)*", text)
-    shown += re.findall(r":pyobject: (\S+)", text)
+    shown += re.findall(r"```\{code-block\}[^\n]*\n(.*?)```", text, re.S)  # the package's code, listed
     return shown
 
 

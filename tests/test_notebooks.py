@@ -4,10 +4,9 @@ JupyterLab opens each ``book/*.md`` through jupytext and saves it back the same 
 and renders its prose with a MyST renderer that knows the ``{eval}`` role but not
 the book's ``glue`` or bibliography roles. These tests hold the sources to that.
 
-In JupyterLab, what follows a chapter box waits as it does in the book: each box is
-followed by a heading that opens collapsed, whose section is everything up to the next
-box's heading, and a closing heading ends the last one; the book, where the page waits
-by itself, leaves those headings out.
+In JupyterLab, what follows a chapter box waits as it does in the book: the engine's
+extension hides the cells after it, never their metadata, so the pages hold no state of
+their own (no collapsed heading, no cell that only one of the two readers shows).
 
 The code a page shows, its cells and the package's objects it lists, is written to fit a
 laptop's column (browser_tests/test_layout.py measures it in the built pages).
@@ -21,21 +20,15 @@ from pathlib import Path
 import jupytext
 import pytest
 from pybtex.database import parse_file
-from sphinx.pycode import ModuleAnalyzer
-
-from predict_check.box import GO_ON, KEPT_NOTE, PAGE_END
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 PAGES = sorted(BOOK.glob("*.md"))
 EVAL = re.compile(r"\{eval\}`([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)`")
 HIDDEN_TAGS = {"remove-input", "hide-input"}
-BOX = re.compile(r'^Prediction\("[a-z0-9-]+"\)$')  # a chapter box; the review page's boxes hold nothing back
-# The heading after each chapter box, as the page's source holds it: collapsed in JupyterLab, left out of the book.
-GO_ON_CELL = {"source": f"# {GO_ON}", "metadata": {"jp-MarkdownHeadingCollapsed": True, "tags": ["remove-cell"]}}
 # What the narrowest column a laptop (1280 px) gives code holds, a listing in a dropdown: 73 characters.
 CODE_COLUMNS = 72
-LISTING = re.compile(r"```\{literalinclude\} (\S+)\n((?::[^\n]*\n)*)")
+LISTING = re.compile(r"^```\{code-block\} python\n(.*?)^```$", re.M | re.S)  # a listing, as make boxes writes it
 
 
 def ids(paths: list[Path]) -> list[str]:
@@ -76,14 +69,8 @@ def test_prose_uses_only_markup_both_renderers_understand(page):
 
 
 def listed_lines(page: Path) -> list[str]:
-    """The lines of each object the page lists, cut from its file as the book's listing cuts them."""
-    lines = []
-    for path, options in LISTING.findall(page.read_text()):
-        source = (page.parent / path).resolve()
-        found = re.search(r":pyobject: (\S+)", options)
-        start, end = ModuleAnalyzer.for_file(str(source), "").find_tags()[found.group(1)][1:] if found else (1, None)
-        lines += source.read_text().splitlines()[start - 1 : end]
-    return lines
+    """The lines of each listing the page shows (written from the package's code by make boxes)."""
+    return [line for body in LISTING.findall(page.read_text()) for line in body.splitlines()]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
@@ -96,60 +83,13 @@ def test_every_line_of_code_a_page_shows_fits_a_laptop_s_column(page):
     assert [line for line in lines if len(line) > CODE_COLUMNS] == []
 
 
-def is_page_end(cell) -> bool:
-    """The closing cell of a page with boxes: its heading, and where the widget saves (in Markdown's emphasis)."""
-    heading, _, body = cell.source.partition("\n\n")
-    said = " ".join(body.replace("**", "").replace("`", "").split())
-    return cell.cell_type == "markdown" and heading == f"# {PAGE_END}" and said == KEPT_NOTE
-
-
 @pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
-def test_only_the_headings_of_the_boxes_sections_are_left_out_of_the_book(page):
-    """A cell the book removes is one that JupyterLab shows: only the headings that make the boxes' sections.
-
-    A removed code cell would run in JupyterLab without showing in the book, and other
-    removed prose would say what the book does not; the book needs no such heading, since
-    its page waits for each box by itself (and offers the download instead of Save).
-    """
+def test_the_book_and_jupyterlab_show_the_same_cells_and_no_heading_is_saved_collapsed(page):
+    """A cell the book removes would run or say in JupyterLab what the book does not; a heading saved
+    collapsed would be opened by the first run that reaches it, and saved open: what waits is the extension's."""
     for cell in jupytext.read(page).cells:
-        if "remove-cell" in cell.metadata.get("tags", []):
-            go_on = {"source": cell.source, "metadata": cell.metadata} == GO_ON_CELL
-            assert go_on or (is_page_end(cell) and cell.metadata == {"tags": ["remove-cell"]}), cell.source[:80]
-
-
-def _heading_level(cell) -> int | None:
-    """The level of a markdown cell's highest heading, as JupyterLab reads it (fenced blocks left out)."""
-    if cell.cell_type != "markdown":
-        return None
-    levels, fenced = [], False
-    for line in cell.source.splitlines():
-        if re.match(r"(```|:::)", line):
-            fenced = not fenced
-        elif not fenced and (heading := re.match(r"(#{1,6}) ", line)):
-            levels.append(len(heading.group(1)))
-    return min(levels, default=None)
-
-
-@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
-def test_after_every_chapter_box_a_collapsed_heading_holds_back_the_cells_up_to_the_next_box(page):
-    """JupyterLab hides what follows a collapsed heading up to the next heading of its level or above.
-
-    So the heading right after each box is the page's top level, and the only other
-    headings of that level are the page's title and the closing heading: each section
-    reaches the next box's heading (or the closing one), past any section headings of the
-    page in between. The closing heading keeps the page's last cell in no section, since
-    JupyterLab opens the section that holds the active cell, and Run All ends on the last.
-    """
-    cells = jupytext.read(page).cells
-    boxes = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and BOX.match(cell.source.strip())]
-    go_on = [i for i, cell in enumerate(cells) if {"source": cell.source, "metadata": cell.metadata} == GO_ON_CELL]
-    assert go_on == [i + 1 for i in boxes]
-    ends = [len(cells) - 1] if boxes else []
-    assert [i for i, cell in enumerate(cells) if is_page_end(cell)] == ends
-    top_level = [i for i, cell in enumerate(cells) if _heading_level(cell) == 1]
-    assert top_level == [0, *go_on, *ends], "a top-level heading other than these would end a box's section early"
-    for i in go_on:
-        assert cells[i].source.count("\n") == 0, "the heading is a cell of its own"
+        assert "remove-cell" not in cell.metadata.get("tags", []), cell.source[:80]
+        assert "jp-MarkdownHeadingCollapsed" not in cell.metadata, cell.source[:80]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))

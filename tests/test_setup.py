@@ -48,13 +48,22 @@ def fake_python(tmp_path: Path, prints: str) -> Path:
     return path
 
 
-def test_post_build_writes_only_its_own_setting_into_the_environment(tmp_path):
+def test_post_build_writes_only_its_own_setting_and_extension_into_the_environment(tmp_path):
     prefix = tmp_path / "env"
     overrides = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.d"
     overrides.mkdir(parents=True)
-    theirs = {overrides / "other-package.json": '{"x": 1}', overrides.parent / "overrides.json": '{"mine": true}'}
+    extensions = prefix / "share" / "jupyter" / "labextensions"
+    (extensions / "other-extension").mkdir(parents=True)
+    stale = extensions / EXTENSION / "static" / "remoteEntry.0.js"  # an earlier install's script
+    stale.parent.mkdir(parents=True)
+    theirs = {
+        overrides / "other-package.json": '{"x": 1}',
+        overrides.parent / "overrides.json": '{"mine": true}',
+        extensions / "other-extension" / "package.json": '{"name": "other-extension"}',
+    }
     for path, text in theirs.items():
         path.write_text(text)
+    stale.write_text("old")
 
     subprocess.run([str(ROOT / "postBuild"), str(fake_python(tmp_path, prefix))], check=True, capture_output=True)
 
@@ -62,6 +71,50 @@ def test_post_build_writes_only_its_own_setting_into_the_environment(tmp_path):
     assert setting[SETTING]["defaultViewers"]["markdown"] == VIEWER
     for path, text in theirs.items():
         assert path.read_text() == text
+    assert installed_script(prefix).read_text() == extension_script()
+    assert not stale.exists()
+
+
+EXTENSION = "predict-check"  # the engine's JupyterLab extension, as src/predict_check/lab/package.json names it
+
+
+def extension_script() -> str:
+    """What the extension's one script is: the figure-drawing script the page uses, then the plugin."""
+    parts = (ROOT / "src/predict_check/static/prediction-picture.js", ROOT / "src/predict_check/lab/extension.js")
+    return "".join(path.read_text() for path in parts)
+
+
+def installed_script(prefix: Path) -> Path:
+    """The script JupyterLab loads for the extension installed in ``prefix``: the one its package.json names."""
+    folder = prefix / "share" / "jupyter" / "labextensions" / EXTENSION
+    package = json.loads((folder / "package.json").read_text())
+    assert package["name"] == EXTENSION and package["jupyterlab"]["_build"]["extension"] == "./extension"
+    script = folder / package["jupyterlab"]["_build"]["load"]
+    assert sorted(path.name for path in (folder / "static").iterdir()) == [script.name]
+    return script
+
+
+def test_the_extension_s_script_is_named_by_its_contents(tmp_path):
+    """JupyterLab lets a browser keep an extension's static files for good: a changed script needs a new name."""
+    names = []
+    for version in ("one", "two"):
+        copy = tmp_path / version
+        for relative in ("postBuild", "src/predict_check/lab/package.json", "src/predict_check/lab/extension.js",
+                         "src/predict_check/static/prediction-picture.js"):  # fmt: skip
+            (copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (copy / relative).write_text((ROOT / relative).read_text())
+        (copy / "postBuild").chmod(0o755)
+        with (copy / "src/predict_check/lab/extension.js").open("a") as script:
+            script.write(f"// {version}\n")
+        prefix = tmp_path / f"env-{version}"
+        subprocess.run([str(copy / "postBuild"), str(fake_python(tmp_path, prefix))], check=True, capture_output=True)
+        names.append(installed_script(prefix).name)
+    assert names[0] != names[1]
+
+
+def test_the_environment_holds_the_extension_as_the_sources_make_it():
+    """The JupyterLab tests and `make lab` run what is installed: the sources' extension, not an older one."""
+    assert installed_script(Path(sys.prefix)).read_text() == extension_script(), "run make .venv/.installed again"
 
 
 def test_the_environment_opens_markdown_with_a_viewer_jupytext_provides():

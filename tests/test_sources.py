@@ -25,7 +25,7 @@ def prose(text: str) -> str:
     text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
     text = re.sub(r"```\{code-cell\}.*?```", " ", text, flags=re.S)
     text = re.sub(r"```(python|text)?\n.*?```", " ", text, flags=re.S)
-    text = re.sub(r"```\{literalinclude\}.*?```", " ", text, flags=re.S)
+    text = re.sub(r"```\{code-block\}.*?```", " ", text, flags=re.S)
     return re.sub(r"^#+ .*$", " ", text, flags=re.M)  # a heading names a subject; it claims nothing
 
 

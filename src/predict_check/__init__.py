@@ -6,7 +6,9 @@ The engine reads what a person types (``reading``), judges it at the precision t
 question asks (``verdicts``), keeps each computed answer keyed by the sources that
 computed it (``key``), reads and grades answers files (``sheets``), writes what the
 boxes save (``saved``), grades a file under pytest (``pytest_plugin``), and draws each
-exercise as a box, a widget in Jupyter and a kernel-free form in a built page (``box``).
+exercise as a box, a widget in Jupyter and a kernel-free form in a built page (``box``);
+in JupyterLab its extension (``lab/``) holds back what follows a box until it is answered.
+It writes what a box and a listing of the code need on their page (``pages``, ``listings``).
 It never imports a course.
 """
 

@@ -12,10 +12,11 @@ is ``DATA_SCRIPT``. The scripts are served once per page by the book's build. Wi
 them (or without JavaScript) a box still shows the question and, folded away, the
 reference answer.
 
-On a chapter page a box also holds back what follows it until it has a verdict or
-the reader opens its answer (``gate``); the review page's boxes do not. In JupyterLab
-the page holds back the same cells as a section under a heading (``GO_ON``) that opens
-collapsed, written after each chapter box on its page; the book leaves that heading out.
+On a chapter page a box also holds back what follows it until it is answered right or
+the reader opens its answer (``gate``); the review page's boxes do not. In JupyterLab the
+engine's extension (``lab/extension.js``) holds back the cells after each box's cell: the
+widget tells it, by its classes (``LAB_OPEN``), when the box lets the page go on, and carries
+the note it shows while cells wait (``LAB_HOLD``) and a picture box's figure (``LAB_FIGURE``).
 
 The widget keeps each exercise's first and last prediction, and when the last was typed, in
 one store per kernel and course (``kernel_answers``), shows the answer on request, and saves the
@@ -100,10 +101,14 @@ STANDING = {
     "shown first": "answer shown before a first try",
     "joined": " ({parts})",  # after the title; the parts are joined by ", "
 }
-# In JupyterLab: the heading after each chapter box, whose section (up to the next box's) opens collapsed,
-# and what the box says under it.
-GO_ON = "Answered above? Open this section to go on"
-GO_ON_NOTE = "Answer above, or show the answer; then open the next section, \u201c{heading}\u201d, to go on."
+# What the JupyterLab extension (lab/extension.js) reads of a widget, and shows: its classes, and the note
+# it shows while the cells after the box wait.
+LAB_BOX = "predict-check-box"
+LAB_OPEN = "predict-check-open"  # right once, or its answer shown: what follows may show
+LAB_HOLD = "predict-check-hold"
+LAB_FIGURE = "predict-check-figure"  # where a picture box's figure is drawn, its data on it
+LAB_WAITING = HOLD.format(what="the rest of this page")
+NO_FIGURE = "(No figure to place the marker on here: type the number instead.)"
 FIRST_TRY = "Your first try, kept for the grader: {head}"
 SAVE = "Save my answers"
 SAVED = "Saved {count} of {of} predictions to {path}."
@@ -118,9 +123,6 @@ KEPT_NOTE = (
     "Your predictions are kept in this notebook's kernel until you press Save my answers under a box: it "
     "writes them to answers.toml next to this notebook, keeping those you saved there from other pages."
 )
-# The last cell of a page with boxes, in JupyterLab only: a top-level heading that ends the last box's section.
-# (Run All leaves the last cell active, and JupyterLab opens the section that holds the active cell.)
-PAGE_END = "Before you leave this page"
 
 
 def shared_data(course: Course) -> dict[str, object]:
@@ -273,6 +275,7 @@ class KernelAnswers:
         self.kept: dict[str, Kept] = {}
         self.shown: set[str] = set()
         self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
+        self.right_once: set[str] = set()  # as on the page, a box once right lets what follows it show
         self._status = None  # the tally and the last save's outcome: one pair of widgets, shown under every box
         with contextlib.suppress(AnswersFileError, OSError):  # no file, or one the boxes did not write: none to count
             self.adopt(read_typed(course, self.folder / FILE_NAME))
@@ -303,6 +306,14 @@ class KernelAnswers:
         earlier = self.kept.get(exercise_id)
         first, first_outcome = (earlier.first, earlier.first_outcome) if earlier else (typed, verdict.outcome)
         self.kept[exercise_id] = Kept(first, first_outcome, typed, verdict.outcome, at or moment())
+        if verdict.outcome is Outcome.CORRECT:
+            self.right_once.add(exercise_id)
+
+    def opened(self, exercise_id: str) -> bool:
+        """Whether the box lets what follows it show: answered right once (a kept try right too), or answer shown."""
+        kept = self.kept.get(exercise_id)
+        right = kept is not None and Outcome.CORRECT in (kept.first_outcome, kept.outcome)
+        return right or exercise_id in self.right_once or exercise_id in self.shown
 
     def count(self) -> str:
         """The page's tally of this kernel's predictions: answered, right now, and right at the first try."""
@@ -420,6 +431,15 @@ class Box:
         answer = w.HTML()
         save = w.Button(description=SAVE, tooltip=KEPT_NOTE, layout=w.Layout(width="fit-content"))
         count, saved = kept.status()
+        figure = [w.HTML(self.figure_html())] if isinstance(self.exercise.kind, Place) else []
+        waiting = [w.HTML(_paragraph(LAB_WAITING), layout=w.Layout(display="none"))] if self.gate else []
+        for note in waiting:  # shown by the extension only while it holds cells back
+            note.add_class(LAB_HOLD)
+        box = w.VBox(
+            [question, *figure, w.HBox([typed, button]), shown, first, show, answer, *waiting, w.HBox([save, count]),
+             saved]
+        )  # fmt: skip
+        box.add_class(LAB_BOX)
 
         def refresh() -> None:
             earlier = kept.kept.get(exercise_id)
@@ -427,6 +447,8 @@ class Box:
             first.value = _paragraph(FIRST_TRY.format(head=self.verdict(earlier.first).head)) if again else ""
             answer.value = answer_html(self.exercise) if exercise_id in kept.shown else ""
             count.value = _paragraph(kept.count())
+            if kept.opened(exercise_id):
+                box.add_class(LAB_OPEN)
 
         def judge(_=None) -> None:
             raw = well_formed(typed.value)
@@ -454,10 +476,13 @@ class Box:
         on_enter(typed, judge)
         show.on_click(reveal)
         save.on_click(write)
-        go_on = [w.HTML(_paragraph(GO_ON_NOTE.format(heading=GO_ON)))] if self.gate else []
-        return w.VBox(
-            [question, w.HBox([typed, button]), shown, first, show, answer, *go_on, w.HBox([save, count]), saved]
-        )
+        return box
+
+    def figure_html(self) -> str:
+        """Where the extension draws a picture box's figure, from the data it carries; words for where it is not."""
+        judged = _judged(self.exercise)
+        data = html.escape(json.dumps({name: judged[name] for name in ("kind", "answer", "picture")}))
+        return f'<div class="{LAB_FIGURE}" data-picture="{data}">{html.escape(NO_FIGURE)}</div>'
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         bundle = self.widget()._repr_mimebundle_(**kwargs)

@@ -9,7 +9,19 @@ import pytest
 from bs4 import BeautifulSoup
 
 from predict_check import reading
-from predict_check.box import DATA_GLOBAL, data_script, exercise_data, prediction_html
+from predict_check.box import (
+    DATA_GLOBAL,
+    LAB_BOX,
+    LAB_FIGURE,
+    LAB_HOLD,
+    LAB_OPEN,
+    STATIC,
+    data_script,
+    exercise_data,
+    prediction_html,
+)
+from predict_check.kinds import Place
+from predict_check.pages import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
 from rmsnorm_course.questions import COURSE, Prediction
@@ -115,3 +127,25 @@ def test_the_widget_checks_what_is_typed_as_check_does():
     bundle = box._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="prediction"' in bundle["text/html"]
     assert bundle["text/plain"].startswith("Predict: The mean square.")
+
+
+@pytest.mark.parametrize("exercise_id", list(COURSE.exercises))
+def test_a_picture_box_widget_carries_the_figure_the_page_draws_and_no_other_box_does(exercise_id):
+    """The JupyterLab extension draws the figure from this data with the page's own script."""
+    exercise = COURSE.exercises[exercise_id]
+    html = "".join(child.value for child in Prediction(exercise_id).widget().children if hasattr(child, "value"))
+    figures = BeautifulSoup(html, "html.parser").select(f"div.{LAB_FIGURE}")
+    if not isinstance(exercise.kind, Place):
+        assert figures == []
+        return
+    page = exercise_data(exercise)
+    (figure,) = figures
+    assert json.loads(figure["data-picture"]) == {name: page[name] for name in ("kind", "answer", "picture")}
+    assert figure.get_text().strip(), "words for where no figure can be drawn"
+
+
+def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_pages_tool_give():
+    """The extension is JavaScript and cannot import them: it names each one as the Python does."""
+    script = (STATIC.parent / "lab" / "extension.js").read_text(encoding="utf-8")
+    for name in (BOX_TAG, LAB_BOX, LAB_OPEN, LAB_HOLD, LAB_FIGURE):
+        assert f'= "{name}"; //' in script, name

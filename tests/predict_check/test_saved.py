@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from predict_check.box import ENTER_SETTLES, GO_ON, KernelAnswers
+from predict_check.box import ENTER_SETTLES, LAB_BOX, LAB_HOLD, LAB_OPEN, LAB_WAITING, SHOW_ANSWER, KernelAnswers
 from predict_check.errors import AnswersFileError
 from predict_check.saved import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.sheets import AnswerSheet
@@ -260,9 +260,44 @@ def test_typed_text_never_becomes_markup_in_the_widget():
     assert "<script>" not in html_of(box) and "<b>" not in html_of(box)
 
 
-def test_a_chapter_box_says_how_to_go_on_and_a_review_box_does_not():
-    assert GO_ON in html_of(Prediction("mean-square").widget(KernelAnswers(COURSE)))
-    assert GO_ON not in html_of(Prediction("mean-square", gate=False).widget(KernelAnswers(COURSE)))
+def test_a_chapter_box_carries_the_note_that_says_how_to_go_on_and_a_review_box_does_not():
+    chapter = Prediction("mean-square").widget(KernelAnswers(COURSE))
+    notes = [widget for widget in widgets_in(chapter) if LAB_HOLD in widget._dom_classes]
+    assert [html.unescape(note.value) for note in notes] == [f"<p style='margin: 0.3em 0;'>{LAB_WAITING}</p>"]
+    assert notes[0].layout.display == "none"  # the extension shows it while cells wait, and only then
+    review = Prediction("mean-square", gate=False).widget(KernelAnswers(COURSE))
+    assert [widget for widget in widgets_in(review) if LAB_HOLD in widget._dom_classes] == []
+    assert LAB_WAITING not in html_of(review)
+
+
+def opens(box) -> bool:
+    """Whether the box's widget tells the JupyterLab extension that what follows it may show."""
+    assert LAB_BOX in box._dom_classes
+    return LAB_OPEN in box._dom_classes
+
+
+def checked(box, typed: str) -> None:
+    """Type in the box and press Check, as a learner does."""
+    part(box, "Text").value = typed
+    part(box, "Button", "Check").click()
+
+
+def test_a_box_lets_the_page_go_on_once_right_or_once_its_answer_is_shown_as_the_page_does():
+    kept = KernelAnswers(COURSE)
+    box = Prediction("reciprocal-rms").widget(kept)
+    for typed in ("0.3", "0.2828", ""):  # wrong, right so far, and nothing
+        checked(box, typed)
+        assert not opens(box), typed
+    checked(box, right_answer("reciprocal-rms"))
+    assert opens(box)
+    checked(box, "0.3")  # once right, the page stays open
+    assert opens(box) and opens(Prediction("reciprocal-rms").widget(kept))  # drawn again, as it was left
+    assert not opens(Prediction("reciprocal-rms").widget(KernelAnswers(COURSE)))  # another kernel knows nothing
+
+    shown = Prediction("mean-square").widget(kept)
+    assert not opens(shown)
+    part(shown, "Button", SHOW_ANSWER).click()
+    assert opens(shown)
 
 
 def test_saving_keeps_the_first_try_and_what_other_pages_saved(tmp_path):

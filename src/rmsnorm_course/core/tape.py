@@ -154,6 +154,13 @@ def tape_rms_norm(
     gain: npt.ArrayLike | None = None,
     eps: float = DEFAULT_EPS,
 ) -> TapeRMSNormForward:
+    """RMSNorm on the tape (``tape_forward``), after the checks every
+    entry point makes."""
+    x_value, gain_value, eps, _ = validated(x, gain, eps)
+    return tape_forward(Tensor(x_value), Tensor(gain_value), eps)
+
+
+def tape_forward(x: Tensor, gain: Tensor, eps: float) -> TapeRMSNormForward:
     """RMSNorm from primitives: x*x -> mean (kept) -> + eps -> log
     -> * -0.5 -> exp -> * x -> * gain.
 
@@ -161,8 +168,6 @@ def tape_rms_norm(
     reference's rescaling, so it refuses rows whose squares leave the
     float range.
     """
-    x_value, gain_value, eps, _ = validated(x, gain, eps)
-    x, gain = Tensor(x_value), Tensor(gain_value)
     # an overflow is reported by row just below
     with np.errstate(over="ignore"):
         mean_square = (x * x).mean(axis=-1)
