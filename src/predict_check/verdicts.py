@@ -40,6 +40,8 @@ SENTENCE = "{head}: {message}"
 # A wrong number close to the reference is told where it is off, never handed a slip it did not make.
 NEAR_MISS = f"Not quite: within {NEAR:.0%} of the answer, but off in the {{place}}."
 CLOSE = "Every number you gave agrees to the decimals you wrote: now {give}"
+# Too few figures to tell the answer from a known slip, both of which round to it: no slip is named.
+COARSE = "At the decimals you wrote this could be the answer or a known slip; {give}"
 # What the fold under a verdict is called: the reasoning under a right answer, the hint under a named slip.
 FOLDS = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint"}
 
@@ -125,9 +127,18 @@ class Verdict:
 # --- the words -------------------------------------------------------------------------------
 
 
-def _close(exercise: Exercise) -> str:
+def _give(exercise: Exercise) -> str:
+    """What to give, as the question asks it: ``give six decimals.``"""
     give = exercise.kind.instruction() or "give every decimal"
-    return CLOSE.format(give=give[0].lower() + give[1:])
+    return give[0].lower() + give[1:]
+
+
+def _coarse(exercise: Exercise) -> str:
+    return COARSE.format(give=_give(exercise))
+
+
+def _close(exercise: Exercise) -> str:
+    return CLOSE.format(give=_give(exercise))
 
 
 def _not_answered(exercise: Exercise) -> str:
@@ -154,6 +165,7 @@ def page_words(exercise: Exercise) -> dict[str, object]:
         "correct": solution.explanation,
         "detail": solution.detail,
         "close": _close(exercise),
+        "coarse": _coarse(exercise),
         "wrong": _hint(exercise),
         "hint": exercise.hint,
         "near": NEAR_MISS,
@@ -193,6 +205,8 @@ def _judged(exercise: Exercise, raw: object) -> Verdict:
     if outcome is Outcome.CLOSE and not exact:
         return Verdict(exercise.id, outcome, _close(exercise), shown)
     slips = exact or tuple(note for value, note in solution.slips if kind.matches(given, value))
+    if slips and not exact and kind.matches(given, solution.answer):  # [0.4, -0.3]: the answer and a slip, rounded
+        return Verdict(exercise.id, Outcome.WRONG, _coarse(exercise), shown)
     if slips:
         return Verdict(exercise.id, Outcome.WRONG, " ".join(slips), shown, slips=slips, detail=exercise.hint)
     if exercise.nonfinite and not_finite(given):

@@ -346,3 +346,14 @@ def test_nothing_a_verdict_says_gives_away_a_later_box(exercise):
             kind, answer = COURSE.exercises[later].kind, COURSE.exercises[later].solve().answer
             if len(form) >= 4 and not isinstance(kind, Choice) and np.any(np.asarray(answer, dtype=float) != 0):
                 assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", said), (later, form)
+
+
+def test_an_answer_too_coarse_to_tell_from_a_slip_names_no_slip():
+    """[0.4, -0.3] rounds from grad-x's answer and from the slip that treats the RMS as a constant alike."""
+    exercise = COURSE.exercises["grad-x"]
+    (slip_value, note), *_ = exercise.solve().slips
+    assert [round(v, 1) for v in slip_value] == [round(v, 1) for v in exercise.solve().answer]  # both round alike
+    coarse = check("grad-x", "[0.4, -0.3]")
+    assert coarse.outcome is Outcome.WRONG and note not in coarse.message and coarse.slips == ()
+    assert "could be the answer or a known slip" in coarse.message
+    assert note in check("grad-x", str([round(v, 6) for v in slip_value])).message  # given in full, it is the slip

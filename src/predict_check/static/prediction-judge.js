@@ -198,6 +198,9 @@
     const exactly = data.slips.filter((p) => matches(data.kind, given, p[0], true));
     if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
     const slips = exactly.length ? exactly : data.slips.filter((p) => matches(data.kind, given, p[0], false));
+    if (slips.length && !exactly.length && matches(data.kind, given, data.answer, false)) {
+      return { outcome: "wrong", message: words.coarse, answer };  // verdicts.judge: too few figures to tell
+    }
     if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
     if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
       return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // verdicts.judge: inf or nan
