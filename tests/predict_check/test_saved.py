@@ -133,15 +133,20 @@ def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answe
     assert AnswerSheet.read(COURSE, path).problems() == []  # the grader ignores when an answer was typed
 
 
-def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
-    """Saved anywhere (a download lands where the browser puts it), the comment's command grades the file."""
+def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path, make_on_a_copy):
+    """Saved anywhere (a download lands where the browser puts it), the comment's command grades the file.
+
+    The command runs on a copy of the course's Makefile and exercises, with make's own
+    settings taken out of the environment, as a learner's shell would run it.
+    """
     folder = tmp_path / "Downloads"
     folder.mkdir()
     path = folder / "answers-ana-perez-12345.toml"
     path.write_text(typed_answers_file(COURSE, Predictions(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
     comment = path.read_text(encoding="utf-8").splitlines()[1]
-    command = comment.split(":  ", 1)[1].replace("/path/to", str(folder))
-    run = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=ROOT, timeout=600)
+    program, *arguments = shlex.split(comment.split(":  ", 1)[1].replace("/path/to", str(folder)))
+    assert program == "make"
+    run = make_on_a_copy(*arguments)
     assert score_line(run) == f"score: 1/{len(COURSE.exercises)}"
 
 
