@@ -48,6 +48,16 @@ def test_every_value_a_page_reads_is_computed_by_its_module(name):
     assert read <= set(vars(page)), read - set(vars(page))
 
 
+@pytest.mark.parametrize("name", list(MODULES))
+def test_every_value_a_page_reads_prints_as_prose_not_as_numpy_writes_its_types(name):
+    """A page's values read as text: numpy 2 writes a 0-d string as np.str_('...'), a number as np.float64(...)."""
+    import importlib
+
+    module = importlib.import_module(f"rmsnorm_course.studies.pages.{name.replace('-', '_')}")
+    page = MODULES[name](module)
+    assert {field: repr(value) for field, value in vars(page).items() if isinstance(value, np.generic)} == {}
+
+
 def test_every_page_reads_its_values_from_one_call_and_holds_no_assert():
     for path in BOOK.glob("*.md"):
         text = path.read_text(encoding="utf-8")

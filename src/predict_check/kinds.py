@@ -319,7 +319,10 @@ class Vector:
         return _off(given.value, tuple(expected), self.decimals)
 
     def show(self, value: Sequence[float]) -> str:
-        return "[" + ", ".join(_decimal_text(v, self.decimals) for v in value) + "]"
+        """Every entry to as many decimals as the longest needs, so the entries line up: [0.848528, 1.131370]."""
+        texts = [_decimal_text(v, self.decimals) for v in value]
+        places = max((len(text.partition(".")[2]) for text in texts), default=0)
+        return "[" + ", ".join(f"{float(text):.{places}f}" for text in texts) + "]"
 
     def data(self) -> dict[str, object]:
         return {"type": "vector", "length": self.length, "decimals": self.decimals}

@@ -273,7 +273,9 @@ def test_toml_writes_what_a_person_would_type(kind, value, typed):
 
 
 def test_references_are_shown_at_the_precision_asked():
-    assert Vector(2).show((0.84852780, 1.1313704)) == "[0.848528, 1.13137]"
+    assert Vector(2).show((0.84852780, 1.1313704)) == "[0.848528, 1.131370]"  # the entries line up
+    assert Vector(2).show((0.5, -1.25)) == "[0.50, -1.25]"
+    assert Vector(2).show((3.0, 4.0)) == "[3, 4]" and Vector(2).show((-1e-9, 0.5)) == "[0.0, 0.5]"
     assert Number().show(12.5) == "12.5" and Number().show(-1e-9) == "0"
     assert Choice(OPTIONS).show(OPTIONS[2]) == "C) rejected with an error"
     assert Shape().show((3,)) == "(3,)"

@@ -9,7 +9,7 @@ from predict_check import RIGHT, Choice, Solution
 from ..core.errors import RMSNormError
 from ..core.format import fmt
 from ..core.rmsnorm import rms_norm
-from ..studies import example
+from ..studies import example, formulas
 from .course import COURSE, EACH_ONE, EPS, PAIR, UNIT, G, each_one, nums, stages_of, unit
 
 OUTCOMES = {  # what can become of the all-zero row (example.ZERO_ROW)
@@ -26,11 +26,15 @@ def _zero_row_outcome(eps: float) -> tuple[str, str]:
         output = rms_norm(example.ZERO_ROW, G, eps)
     except RMSNormError as error:
         return OUTCOMES["error"], f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
-    quoted = f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+    return _outcome_of(output), f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+
+
+def _outcome_of(output: np.ndarray) -> str:
+    """The option that says what a row came out as."""
     for key, test in (("zeros", lambda y: y == 0), ("nan", np.isnan), ("inf", np.isposinf)):
         if np.all(test(output)):
-            return OUTCOMES[key], quoted
-    raise AssertionError(f"{quoted}, which matches none of the options {OUTCOMES}")
+            return OUTCOMES[key]
+    raise AssertionError(f"{fmt(output)} matches none of the options {OUTCOMES}")
 
 
 @COURSE.exercise(
@@ -59,26 +63,29 @@ def _zero_row_positive_eps() -> Solution:
 @COURSE.exercise(
     "zero-row-zero-eps",
     "An all-zero row, with eps = 0",
-    f"With eps = 0 the formula divides the all-zero row {nums(example.ZERO_ROW)} by sqrt(0). "
-    "What does this package's rms_norm do with that row?",
+    f"With eps = 0, what does RMSNorm's formula, computed as written in floating point, give for the all-zero row "
+    f"{nums(example.ZERO_ROW)}?",
     Choice.of(
         {
-            OUTCOMES["zeros"]: "With eps = 0 the RMS of this row is 0, and 0 / 0 has no value to return as zeros.",
-            OUTCOMES["nan"]: (
-                "NaN is what the formula gives (0 / 0), and what PyTorch returns; this package checks the row first."
-            ),
-            OUTCOMES["inf"]: "0 / 0 is not infinite: the formula gives NaN, and this package checks the row first.",
-            OUTCOMES["error"]: RIGHT,
+            OUTCOMES["zeros"]: "With eps = 0 the denominator is sqrt(0) = 0: what is 0 divided by 0?",
+            OUTCOMES["nan"]: RIGHT,
+            OUTCOMES["inf"]: "Infinity is a nonzero number divided by 0; here the numerator is 0 too.",
+            OUTCOMES["error"]: "Floating-point division raises nothing: it gives every quotient a value of its own.",
         }
     ),
-    "0 / 0 has no value. What should a library that checks its requests do with a row it cannot normalize?",
+    "With eps = 0 both the numerator and the denominator are 0. What value does floating point give 0 / 0?",
 )
 def _zero_row_zero_eps() -> Solution:
+    with np.errstate(invalid="ignore"):
+        output = formulas.rms_norm_formula(np.asarray(example.ZERO_ROW, dtype=float), G, 0.0)
     option, quoted = _zero_row_outcome(0.0)
+    assert option == OUTCOMES["error"], quoted  # the detail says the package refuses the row
     return Solution(
-        option,
-        "It refuses the row, naming it, where the formula would give 0 / 0 = NaN.",
-        detail=f"{quoted}. A NaN would spread through every later layer.",
+        _outcome_of(output),
+        f"A row of NaNs: with eps = 0 each entry is 0 / sqrt(0) = 0 / 0, which floating point calls NaN "
+        f"({fmt(output)}).",
+        detail=f"This package refuses the row instead, naming it: {quoted}. A NaN would spread through every later "
+        "layer.",
     )
 
 

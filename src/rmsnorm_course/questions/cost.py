@@ -17,7 +17,7 @@ SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
     "The least a forward pass moves",
     "A {dtype} batch of shape {shape} goes through RMSNorm. At the least, how many MiB must the forward pass move "
     "through memory?",
-    Number(units=("MiB", "mib", "mb"), stated=False),
+    Number(decimals=0, units=("MiB", "mib", "mb"), stated=False),  # whole MiB: the gain's few KiB round away
     "It must read every element of x and write every element of y; count the bytes a number takes.",
     given={"dtype": "float32", "shape": [4, 2048, 4096]},  # a model-sized batch of activations, [B, T, d]
     variants=(

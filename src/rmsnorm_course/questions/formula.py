@@ -69,7 +69,7 @@ CENTERING = {  # (its output's mean is zero, the other row changes it) -> the op
 
 @COURSE.exercise(
     "centering-and-batch",
-    "What RMSNorm leaves out",
+    "Two rows in one batch",
     f"The rows {nums(example.ANCHOR)} and {nums(example.COMPANION)} go through RMSNorm as one batch. What is true "
     f"of the output for {nums(example.ANCHOR)}: is its mean zero, and does it change if the other row is replaced?",
     Choice.of(
@@ -121,7 +121,8 @@ CIRCLE = Axis(0.0, 360.0, "angle", "where x-hat lands: degrees from the first ax
 @COURSE.exercise(
     "circle-image",
     "Where x-hat lands on the circle",
-    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). Place the marker where x-hat lands.",
+    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). Place the marker where x-hat lands "
+    "(or type its angle, in degrees counter-clockwise from the first axis).",
     Place(CIRCLE, tolerance=5.0, relative=False),
     "Dividing by a positive number changes a vector's length, never the way it points.",
     given={"x": (-1.0, 2.0)},

@@ -48,7 +48,7 @@ def _batch_norm_option(h: evidence.History) -> str:
                 "BatchNorm centres and scales every feature, whatever the batch; what is each feature's mean here?"
             ),
             COMPANION_OPTIONS["nan"]: (
-                "The variance is 0, but eps keeps the denominator sqrt(0 + eps) above zero: look at the numerator."
+                "The variance is 0, but BatchNorm adds eps to it before the square root: look at the numerator."
             ),
         }
     ),
@@ -59,7 +59,7 @@ def _companion_changes() -> Solution:
     return Solution(
         _batch_norm_option(h),
         "[0, 0]: with two equal rows, each feature's mean over the batch is the row's own value, so nothing is "
-        "left after centring, and eps keeps 0 / sqrt(0 + eps) finite.",
+        "left after centring: the numerator is 0 in both features.",
         detail=(
             f"Next to {nums(example.COMPANION)} BatchNorm gives {fmt(h.batch_with_companion)} instead: the companion "
             f"changes it. LayerNorm gives {fmt(h.layer_norm_with_companion)} and RMSNorm (eps = 0) "

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from predict_check import RIGHT, Choice, Solution
+from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
 from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..studies import example
 from ..studies.block import PreNormBlock
-from .course import COURSE, EPS, SHAPE_SEED, X_TEXT, G, X
+from .course import COURSE, EPS, SHAPE_SEED, G, X
 
 PLACEMENTS = {  # where the norm sits, as the block computes it
     "post": "h = RMSNorm(h + F(h))",
@@ -65,36 +65,26 @@ def _pre_norm_placement() -> Solution:
     )
 
 
-DECAY = {  # what differs between two copies of a model, one whose optimizer decays the gains
-    "formula": "the outputs at once: the decayed copy's formula has a decay term",
-    "gradient": "the gradients at once: decay is added to the decayed gain's loss",
-    "optimizer": "nothing before it; then only what the optimizer did to each gain",
-    "never": "nothing, ever: the normalization rescales the gain away",
-}
-DECAY_RATE = 1e-3  # one update's learning rate times weight decay, as the page's code takes it
-
-
 @COURSE.exercise(
     "no-decay-policy",
-    "Who decides weight decay",
+    "What decay leaves of the output",
     "Two copies of one model start from the same weights. One optimizer puts every RMSNorm gain in AdamW's "
-    "weight-decay group; the other leaves the gains out. Fed the same input, what differs between the two "
-    "copies' RMSNorm outputs before the first update, and after it?",
-    Choice.of(
-        {
-            DECAY["formula"]: "No term of y = g * x / sqrt(mean(x**2) + eps) involves weight decay.",
-            DECAY["gradient"]: (
-                "The decay here is decoupled from the gradient: it shrinks the parameter in the update step, so "
-                "the loss, and its gradient, is the same function of g in both copies."
-            ),
-            DECAY["optimizer"]: RIGHT,
-            DECAY["never"]: "The gain multiplies after the normalization: a smaller gain gives a smaller output.",
-        }
+    "weight-decay group; the other leaves the gains out. Each update multiplies a decayed parameter by "
+    "1 - {rate}. After {updates} updates of weight decay alone, fed the same input, the decayed copy's "
+    "RMSNorm output is what multiple of the other's?",
+    Number(),
+    "The output is g times x-hat, and x-hat does not involve the gain: what has happened to g after that many updates?",
+    given={"rate": 1e-3, "updates": 1000},  # the learning rate times the decay, per update
+    variants=(
+        {"rate": 1e-3, "updates": 500},
+        {"rate": 1e-4, "updates": 1000},
+        {"rate": 2e-3, "updates": 100},
+        {"rate": 1e-2, "updates": 50},
+        {"rate": 5e-4, "updates": 2000},
     ),
-    "Where does weight decay act: in the forward pass, or in the optimizer's update?",
 )
-def _no_decay_policy() -> Solution:
-    """Both copies' outputs from the package's layer, before and after one update of weight decay alone."""
+def _no_decay_policy(rate, updates) -> Solution:
+    """Both copies' outputs from the package's layer, the decayed gain shrunk by each update in turn."""
     layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
     (gain,) = layer.parameters()
     usual = adamw_parameter_groups(layer.parameters())
@@ -102,17 +92,25 @@ def _no_decay_policy() -> Solution:
     if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
         raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
     x, g = np.asarray(X), np.asarray(G)
-    before = RMSNorm.from_gain(g, EPS)(x), RMSNorm.from_gain(g, EPS)(x)
-    after = RMSNorm.from_gain(g * (1 - DECAY_RATE), EPS)(x), RMSNorm.from_gain(g, EPS)(x)
-    if not np.array_equal(*before) or np.array_equal(*after):
-        raise AssertionError("the two copies should agree before the update and differ after it")
+    shrunk = g.copy()
+    for _ in range(updates):
+        shrunk = shrunk * (1 - rate)
+    ratio = RMSNorm.from_gain(shrunk, EPS)(x) / RMSNorm.from_gain(g, EPS)(x)
+    if not np.allclose(ratio, ratio[0], rtol=1e-12):
+        raise AssertionError(f"the decay should scale every feature alike, not {fmt(ratio)}")
+    left = float(ratio[0])
     return Solution(
-        DECAY["optimizer"],
-        f"Nothing before the first update: both compute {fmt(before[0])} for x = {X_TEXT}. The update then "
-        f"multiplies only the decayed copy's gain by 1 - {DECAY_RATE:g}, and its output with it.",
+        left,
+        f"(1 - {rate:g})**{updates} = {left:.6f}: the formula has no decay in it, so x-hat is the same in both "
+        "copies, and the output scales with the gain the updates shrank.",
+        slips=(
+            (1 - rate, "That is one update's factor; each update multiplies the gain by it again."),
+            (max(1 - rate * updates, 0.0), f"That subtracts {rate:g} {updates:,} times; each update multiplies."),
+            (1.0, "The normalization rescales x, not the gain: the gain multiplies after it."),
+        ),
         detail=(
-            f"The optimizer's groups decide: by default every parameter with at most one axis, the gain "
-            f"{example.GAIN_NAME} (shape {gain.value.shape}) among them, is left undecayed; passing no_decay=[] "
-            f"decays it. After one update the decayed copy's output is {fmt(after[0] / after[1])} of the other's."
+            "The optimizer's groups decide which copy that is: by default every parameter with at most one axis, "
+            f"the gain {example.GAIN_NAME} (shape {gain.value.shape}) among them, is left undecayed; passing "
+            "no_decay=[] decays it."
         ),
     )

@@ -186,13 +186,13 @@ def _scaled_ideal(x, factor) -> Solution:
 
 
 EPS_NEAR_ZERO_OPTIONS = {
-    f"{TINY_TEXT}, because eps is added to each of its small coordinates": (
-        "eps is not added to x: it sits under the square root, beside the row's mean square."
-    ),
-    f"{X_TEXT}, because its larger squares lose more digits next to eps": (
+    f"that of {X_TEXT}": (
         "float64 adds 1e-05 to 12.5 with digits to spare; look at how large eps is next to each mean square."
     ),
-    f"{TINY_TEXT}, because its mean square is smaller than eps": RIGHT,
+    f"that of {TINY_TEXT}": RIGHT,
+    "both alike: eps is the same number for every row": (
+        "eps is the same, but the mean squares it is added to are not: compare eps with each one."
+    ),
     "neither: dividing by the row's own RMS cancels eps as well": (
         "Scaling x scales its mean square but not eps, so eps does not cancel."
     ),
@@ -203,7 +203,7 @@ EPS_NEAR_ZERO_OPTIONS = {
     "eps-near-zero",
     "Which row eps changes",
     f"Before you compute it: eps = {EPS:g} sits under the root, sqrt(mean(x**2) + eps). Which x-hat does it "
-    f"change more, that of x = {X_TEXT} or that of x = {TINY_TEXT}, and why?",
+    f"change more, that of x = {X_TEXT} or that of x = {TINY_TEXT}?",
     Choice.of(EPS_NEAR_ZERO_OPTIONS),
     "Compare eps with each vector's mean square: which one does adding eps change?",
 )
@@ -214,7 +214,7 @@ def _eps_near_zero() -> Solution:
     if np.max(np.abs(tiny)) <= np.max(np.abs(ordinary)):
         raise AssertionError("eps changes the ordinary row at least as much as the tiny one")
     return Solution(
-        f"{TINY_TEXT}, because its mean square is smaller than eps",
+        f"that of {TINY_TEXT}",
         f"The tiny row: its mean square, {ms_tiny:.3g}, is smaller than eps, so eps sets most of its denominator.",
         detail=(
             f"eps is a fixed amount: beside a mean square of {float(np.mean(np.square(X))):g} it moves x-hat by at "

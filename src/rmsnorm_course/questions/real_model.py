@@ -10,40 +10,39 @@ from ..core.format import fmt
 from ..studies import real_model
 from .course import COURSE
 
-STREAM = {  # the RMS of the row the final norm reads, against the embedding's
-    "about the same: each block's RMSNorm keeps the stream at the size it started": (
-        "Each RMSNorm rescales what its branch reads; the sum the block adds back to the stream is not rescaled."
+STREAM = {  # the RMS of the row the final norm reads, by the decade it lies in (the options' lower ends)
+    0.0: (
+        "below 1",
+        "Every block adds its two branches' outputs to the stream and nothing takes them away: sixty additions, "
+        "each a row of its own size.",
     ),
-    "about one: each block's RMSNorm brings the stream back to RMS one": (
-        "The norms sit on the branches' inputs: the stream itself passes every block unnormalized."
-    ),
-    "a few tens: each block adds its branch's output, and nothing rescales the stream": RIGHT,
-    "beyond float32's range: the growth compounds, block after block": (
-        "The branches read a normalized row, so what each adds back does not grow with the stream."
+    1.0: ("between 1 and 10", "The stream ends larger still: the figure below follows it block by block."),
+    10.0: ("between 10 and 100", RIGHT),
+    100.0: (
+        "above 100",
+        "The branches read a normalized row, so what each adds back does not grow with the stream.",
     ),
 }
 
 
-def _stream_option(ratio: float) -> str:
-    """The option the measured growth (the final norm's row against the embedding's) makes true."""
-    if ratio < 3:
-        return next(iter(STREAM))
-    return list(STREAM)[2] if ratio < 1e4 else list(STREAM)[3]
+def _stream_option(rms: float) -> str:
+    """The option whose decade holds the measured RMS of the final norm's row."""
+    return STREAM[max(low for low in STREAM if rms >= low)][0]
 
 
 @COURSE.exercise(
     "stream-growth",
     "The residual stream, thirty blocks on",
     "In SmolLM2-135M, the last token's row of the residual stream has RMS {embedded} after the embedding. Thirty "
-    "pre-norm blocks later, what is the RMS of the row the final norm reads?",
-    Choice.of(STREAM),
+    "pre-norm blocks (sixty branches) later, what is the RMS of the row the final norm reads?",
+    Choice.of(dict(STREAM.values())),
     "Follow one block: what does its RMSNorm rescale, and what is added to the stream?",
     given={"embedded": real_model.ASKED["embedded"]},
 )
 def _stream_growth(embedded) -> Solution:
     m = real_model.measurements()
     start, end = float(m.residual_rms[0, 0]), float(m.residual_rms[0, -1])
-    answer = _stream_option(end / start)
+    answer = _stream_option(end)
     return Solution(
         answer,
         f"It reads a row of RMS {end:.1f}, {end / start:.0f} times the embedding's: every block adds to the stream.",
@@ -57,7 +56,7 @@ def _stream_growth(embedded) -> Solution:
     "One channel's share of a row",
     "The row that block 30's attention norm reads has {width} values and RMS {rms}; its largest value, in channel "
     "{channel}, is {value}. What share of the row's sum of squares does that one value hold?",
-    Number(),
+    Number(decimals=3),  # the row is given to four figures
     "The sum of squares is the width times the mean square, and the mean square is the RMS squared.",
     given={key: real_model.ASKED[key] for key in ("width", "rms", "channel", "value")},
 )
@@ -89,8 +88,9 @@ BFLOAT16 = {
 @COURSE.exercise(
     "bfloat16-rows",
     "The formula in bfloat16, on the model's rows",
-    "bfloat16 has float32's range and 8 significant bits. Computed as written in bfloat16, every value and step "
-    "rounded, how far off is RMSNorm's output on the model's rows at worst, relative to each row's largest value?",
+    "bfloat16 has float32's range and 8 significant bits. Computed as written in bfloat16, each operation's "
+    "result rounded to it (the mean's sum taken in float32 before its rounding), how far off is RMSNorm's "
+    "output on the model's rows at worst, relative to each row's largest value?",
     Choice.of(BFLOAT16),
     "Count the significant bits, and ask whether any square can leave bfloat16's range.",
 )

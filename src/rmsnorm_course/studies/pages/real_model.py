@@ -64,7 +64,7 @@ def values() -> SimpleNamespace:
         name=str(m.model_name),
         formats=", ".join(f"{count} in {kind}" for kind, count in formats.items()),
         gains=formats.get("F32", 0),
-        prompt=m.prompts[0],
+        prompt=str(m.prompts[0]),
         predicted=repr(str(m.predicted[0])),
         predicted_all=", ".join(repr(str(token)) for token in m.predicted),
         embedded=f"{m.residual_rms[0, 0]:.3f}",
