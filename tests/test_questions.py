@@ -119,9 +119,14 @@ def test_a_choice_s_options_are_alike_in_length(exercise):
 def test_the_zero_row_choices_come_from_running_rmsnorm(monkeypatch):
     """If RMSNorm returned NaN for an all-zero row, the reference answer would follow it."""
     monkeypatch.setattr(boundaries, "rms_norm", lambda x, g, eps: np.full(2, np.nan))
-    for exercise_id in ("zero-row-positive-eps", "zero-row-zero-eps"):
-        exercise = COURSE.exercises[exercise_id]
-        assert exercise.solve().answer == "a row of NaNs"
+    assert COURSE.exercises["zero-row-positive-eps"].solve().answer == "a row of NaNs"
+
+
+def test_the_zero_row_at_zero_eps_follows_the_formula_as_floating_point_computes_it(monkeypatch):
+    """If the formula gave zeros for 0 / 0 the reference answer would follow it; its detail still quotes the refusal."""
+    monkeypatch.setattr(boundaries.formulas, "rms_norm_formula", lambda x, g, eps: np.zeros(2))
+    solution = COURSE.exercises["zero-row-zero-eps"].solve()
+    assert solution.answer == "a row of zeros" and "refused it" in solution.detail
 
 
 def test_the_centering_choice_comes_from_the_history_evidence(monkeypatch):

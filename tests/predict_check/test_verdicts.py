@@ -33,13 +33,13 @@ from rmsnorm_course.questions import COURSE
         ("zero-row-positive-eps", "A"),
         ("zero-row-positive-eps", "a row of zeros"),
         ("zero-row-positive-eps", "A Row of Zeros."),
-        ("zero-row-zero-eps", "D"),
-        ("zero-row-zero-eps", "(D)"),
+        ("zero-row-zero-eps", "B"),
+        ("zero-row-zero-eps", "(B)"),
         ("reciprocal-rms", "\uff10.\uff12\uff18\uff12\uff18\uff14\uff13"),  # fullwidth
         ("mean-square", "\u0661\u0662.\u0665"),  # Arabic-Indic digits
         ("mean-square", "\ufeff12.5"),  # a byte-order mark
         ("output-shape", "(\u0662, \u0665, \u0663)"),
-        ("zero-row-zero-eps", "\x1c D \x85"),  # controls Python counts as space
+        ("zero-row-zero-eps", "\x1c B \x85"),  # controls Python counts as space
         ("grad-gain", [0.848528, -2.262741]),
         # typed inside the answers file's quotes
         ("reciprocal-rms", "0.282843"),
@@ -53,9 +53,9 @@ from rmsnorm_course.questions import COURSE
         ("output-shape", "[2, 5, 3]"),
         ("gain-gradient-shape", "3"),
         ("gain-gradient-shape", "(3,)"),
-        ("zero-row-zero-eps", "'D'"),
-        ("zero-row-zero-eps", "'an error naming the row'"),
-        ("zero-row-zero-eps", "An error naming the row."),
+        ("zero-row-zero-eps", "'B'"),
+        ("zero-row-zero-eps", "'a row of NaNs'"),
+        ("zero-row-zero-eps", "A row of NaNs."),
         # the ways people write answers that are not plain decimals
         ("mean-square", "25/2"),
         ("normalized", "0.848528, 1.131370"),
@@ -77,8 +77,8 @@ from rmsnorm_course.questions import COURSE
         # an angle in degrees, and a choice as people name it
         ("circle-image", "116.6\u00b0"),
         ("circle-image", "116.6 degrees"),
-        ("zero-row-zero-eps", "Option D"),
-        ("zero-row-zero-eps", "option (d)"),
+        ("zero-row-zero-eps", "Option B"),
+        ("zero-row-zero-eps", "option (b)"),
         ("zero-row-positive-eps", "A - a row of zeros"),
         ("zero-row-positive-eps", "A \u2013 a row of zeros"),
         ("zero-row-positive-eps", "Option A: a row of zeros"),
@@ -285,7 +285,7 @@ def test_the_caller_s_array_is_left_alone():
 
 def test_reference_shows_the_answer_and_explanation():
     verdict = reference(COURSE.get("grad-x"))
-    assert verdict.correct and verdict.answer == "[0.407293, -0.30547]"
+    assert verdict.correct and verdict.answer == "[0.407293, -0.305470]"  # as the explanation writes it
     assert "[0.407293, -0.305470]" in verdict.message and "Nudging each coordinate" in verdict.detail
     assert str(verdict).endswith(f"  Why: {verdict.detail}")
 

@@ -186,14 +186,14 @@ def _scaled_ideal(x, factor) -> Solution:
 
 
 EPS_NEAR_ZERO_OPTIONS = {
-    f"that of {X_TEXT}": (
+    f"the x-hat of x = {X_TEXT}": (
         "float64 adds 1e-05 to 12.5 with digits to spare; look at how large eps is next to each mean square."
     ),
-    f"that of {TINY_TEXT}": RIGHT,
-    "both alike: eps is the same number for every row": (
+    f"the x-hat of x = {TINY_TEXT}": RIGHT,
+    "both alike: eps is one number": (
         "eps is the same, but the mean squares it is added to are not: compare eps with each one."
     ),
-    "neither: dividing by the row's own RMS cancels eps as well": (
+    "neither: dividing cancels eps as well": (
         "Scaling x scales its mean square but not eps, so eps does not cancel."
     ),
 }
@@ -214,7 +214,7 @@ def _eps_near_zero() -> Solution:
     if np.max(np.abs(tiny)) <= np.max(np.abs(ordinary)):
         raise AssertionError("eps changes the ordinary row at least as much as the tiny one")
     return Solution(
-        f"that of {TINY_TEXT}",
+        f"the x-hat of x = {TINY_TEXT}",
         f"The tiny row: its mean square, {ms_tiny:.3g}, is smaller than eps, so eps sets most of its denominator.",
         detail=(
             f"eps is a fixed amount: beside a mean square of {float(np.mean(np.square(X))):g} it moves x-hat by at "
