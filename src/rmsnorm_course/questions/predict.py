@@ -193,9 +193,7 @@ EPS_NEAR_ZERO_OPTIONS = {
     "both alike: eps is one number": (
         "eps is the same, but the mean squares it is added to are not: compare eps with each one."
     ),
-    "neither: dividing cancels eps as well": (
-        "Scaling x scales its mean square but not eps, so eps does not cancel."
-    ),
+    "neither: dividing cancels eps as well": ("Scaling x scales its mean square but not eps, so eps does not cancel."),
 }
 
 
