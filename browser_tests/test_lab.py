@@ -43,7 +43,7 @@ from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
 from predict_check.kinds import Place
 from predict_check.sheets import AnswerSheet
 from rmsnorm_course import check
-from rmsnorm_course.core.format import fmt
+from rmsnorm_course.core.format import given
 from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import START_VECTOR, explore, readout_rows
@@ -263,7 +263,7 @@ def test_prose_numbers_come_from_the_kernel(lab_page, lab):
     open_as_notebook(lab_page, lab, "book/predict")
     run_all(lab_page)
     prose = rendered_prose(lab_page)
-    assert f"x = {fmt(example.INPUT)}" in prose
+    assert f"x = {given(example.INPUT)}" in prose and "page.x" not in prose  # filled in by the kernel, as typed
 
 
 def test_the_explorer_widget_answers_its_slider_with_rms_norm(lab_page, lab):

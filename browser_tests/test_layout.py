@@ -1,7 +1,8 @@
 """Every page fits a phone (390 px) and a laptop (1280 px): nothing pushes the page
 sideways, what is wider than the column scrolls on its own and shows that it does,
-no figure's text is drawn smaller than 9 px, and no page is longer than a reader
-will scroll (6,000 px at 1280 px, every answer shown, the review page's folds closed).
+no figure's text is drawn smaller than 9 px, and no page grows past what a reader
+will scroll (12,000 px at 1280 px with every answer shown, the review page's folds closed:
+a reader meets it a box's section at a time).
 
 Code fits its column on a laptop: no code block (a cell, what it prints, a listing, folded
 or not) scrolls there, and listings set side by side share a line only when each fits; on a
@@ -17,7 +18,7 @@ from rmsnorm_course.views import figures
 
 WIDTHS = (390, 1280)
 SMALLEST_PX = 9  # the least text size a reader should have to read, in CSS pixels
-LONGEST_PX = 6000  # at 1280 px
+LONGEST_PX = 12_000  # at 1280 px
 FIGURE_TEXT_PX = figures.SMALLEST_TEXT * figures.matplotlib.rcParams["figure.dpi"] / 72  # at the figure's own size
 
 MEASURE = """() => {
