@@ -261,7 +261,7 @@ def _counted(group: list[GradedFile]) -> GradedFile:
     undecided = None
     if _attempt(others[-1]) == _attempt(latest):
         undecided = f"cannot tell which of {len(group)} files came last; counted {visible(latest.label)}"
-    named = sorted({file.student.name for file in group if file.student.named})
+    named = sorted(set(filter(None, (file.sheet.identity("name") for file in group))))  # as the files name themselves
     if len(named) > 1:
         undecided = f"files of one id name {len(named)} students: {', '.join(map(visible, named))}"
     return replace(latest, others=tuple(file.label for file in others), undecided=undecided)

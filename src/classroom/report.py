@@ -34,7 +34,7 @@ from . import lms, review
 from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
-from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally
+from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally, who
 from .policy import Policy
 from .publish import PublishError, publish
 
@@ -64,6 +64,12 @@ class Run:
         return lms.filled(self.export, self.graded) if self.export is not None else None
 
     @cached_property
+    def held(self) -> list[GradedFile]:
+        """The rows the filled export leaves blank because they need review (not those it has no place for)."""
+        missing = {id(file) for file in self.filled[1]} if self.filled else set()
+        return [file for file in self.graded if self.filled and file.needs_review and id(file) not in missing]
+
+    @cached_property
     def items(self) -> list[review.Item]:
         return review.queue(self.graded, self.found, self.filled[1] if self.filled else ())
 
@@ -76,8 +82,8 @@ class Run:
 
 
 def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally], names: bool = False,
-            items: Sequence[review.Item] = ()) -> str:  # fmt: skip
-    """The class at a glance: the means in points and in exercises, the review queue, then each exercise.
+            items: Sequence[review.Item] = (), held: Sequence[GradedFile] = ()) -> str:  # fmt: skip
+    """The class at a glance: the means in points and in exercises, the review queue, who is held back, each exercise.
 
     Students are named only with ``names`` (a summary may be shown to a class), except in the review queue.
     """
@@ -93,6 +99,8 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
         "exercises right",
         *review.summary(items),
     ]
+    if held:
+        lines.append(held_back(held))
     if any(first is not None for file in graded for first in file.first_tries):
         lines.append(f"first try*: {SELF_RECORDED}")
     for t in tallies:
@@ -103,6 +111,13 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
             who = f" [{', '.join(group.students)}]" if names else ""
             lines.append(f"    {shortened(visible(group.shown))} ({said}){': ' + note if note else ''}{who}")
     return "\n".join(lines) + "\n"
+
+
+def held_back(held: Sequence[GradedFile]) -> str:
+    """The students whose grade the filled export leaves blank until someone has reviewed them."""
+    count = len(held)
+    return (f"{count} student{'s' * (count != 1)} held back for review, their grade left blank in the LMS's file: "
+            + ", ".join(who(file) for file in held))  # fmt: skip
 
 
 def _exercise_line(t: ExerciseTally) -> str:
