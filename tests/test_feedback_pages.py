@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,33 @@ def test_pages_summary_and_gradebook_hold_only_the_exercises_the_policy_assigns(
     header = Path("out/grades.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert [column for column in header if column in COURSE.exercises] == ["mean-square", "normalized"]
     assert len(COURSE.exercises) == M > 2
+
+
+def test_answers_shifted_by_a_line_are_said_on_the_student_s_own_page(tmp_path):
+    answers = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)
+    shifted = "".join(
+        f"{key} = {answers[n + 1][1] if 3 <= n < 9 else value}\n" for n, (key, value) in enumerate(answers)
+    )
+    page = " ".join(graded_page(tmp_path, shifted).split())
+    titles = [COURSE.exercises[key].title for key, _ in answers[3:9]]
+    said = f"Your answers look shifted by a line: those to \u201c{titles[0]}\u201d, \u201c{titles[1]}\u201d,"
+    assert said in page
+    assert said in " ".join(Path("out/feedback/001-a.html").read_text(encoding="utf-8").split())
+    assert "shifted" not in graded_page(tmp_path, with_answer("output", answers[4][1]))  # one answer moved: a slip
+
+
+def test_the_teacher_s_note_stands_apart_from_what_could_not_be_read_and_three_exercises_come_first(tmp_path):
+    text = with_answer("zero-row-zero-eps", "D")  # a letter without quotes: a line not read
+    for exercise_id in ("mean-square", "output", "grad-x", "huge-row"):
+        text = with_answer(exercise_id, '""', text)
+    page = graded_page(tmp_path, text, "--note", "See me on Thursday.")
+    _, rest = page.split(
+        "Note from your teacher:\n  See me on Thursday.\n\nAbout your answers file:\n  - a.toml, line "
+    )
+    assert rest.split("\n\n")[1].splitlines() == [
+        "Revisit first:", "  1. The mean square: ? Your turn", "  4. The output, after the gain: ? Your turn",
+        "  19. The input's gradient: ? Your turn",
+    ]  # fmt: skip
+    html = Path("out/feedback/001-a.html").read_text(encoding="utf-8")
+    assert html.index("See me on Thursday.") < html.index("<h2>About your answers file</h2>") < html.index("line ")
+    assert html.split("<h2>Revisit first</h2>")[1].split("</ul>")[0].count("<li>") == 3

@@ -219,7 +219,7 @@ def test_a_page_ready_to_send_has_no_markup_escapes_and_the_teacher_s_title_and_
     options = Options(title="RMSNorm, spring term", note="Well done.\n\nSee me about <b>one</b> thing.")
     text, page = feedback_text(file, options), feedback_html(file, options)
     assert "\\" not in text and "RMSNorm, spring term" in text and "  See me about <b>one</b> thing." in text
-    assert text.index("Revisit these:") < text.index("1. The mean square (mean-square)")
+    assert text.index("Revisit first:") < text.index("1. The mean square (mean-square)")
     assert "Student: &lt;b&gt;Ana&lt;/b&gt; *x*" not in page and "<strong>&lt;b&gt;Ana&lt;/b&gt; *x*</strong>" in page
     assert "See me about &lt;b&gt;one&lt;/b&gt; thing." in page and "<script" not in page
     assert "default-src 'none'" in page

@@ -35,6 +35,8 @@ from .withheld import gives_away
 FORMATS = ("html", "txt", "md")  # the feedback pages' forms: to send by email or an LMS, to read, to build a book
 TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
+REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
+ABOUT_FILE = "About your answers file"  # the heading over what could not be read, apart from the teacher's note
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
 TEMPLATES = jinja2.Environment(
@@ -101,7 +103,12 @@ class Page:
 
     @property
     def revisit(self) -> list[Section]:
-        return [section for section in self.sections if section.outcome is not Outcome.CORRECT]
+        """The first few exercises not right, in the chapter's order: where to start, not a second list of all."""
+        return [section for section in self.sections if section.outcome is not Outcome.CORRECT][:REVISIT_FIRST]
+
+    @property
+    def about_file(self) -> bool:
+        return bool(self.problems or self.notes)
 
 
 def page(file: GradedFile) -> Page:
@@ -119,7 +126,17 @@ def page(file: GradedFile) -> Page:
     not_right = [exercise for exercise in file.course if exercise.id not in file.right]
     sections = tuple(_section(file, position, not_right) for position in range(len(file.verdicts)))
     firsts = any(first is not None for first in file.first_tries)
-    return Page(*who, file.sheet.notes, None, sections, file.others, firsts)
+    return Page(*who, (*file.sheet.notes, *_shifted(file)), None, sections, file.others, firsts)
+
+
+def _shifted(file: GradedFile) -> tuple[str, ...]:
+    """The shift the review queue finds, said to the student in plain words, by the exercises' titles (no numbers)."""
+    titles = [f"\u201c{file.course.get(i).title}\u201d" for i in file.shifted if i in file.course.exercises]
+    if not titles:
+        return ()
+    listed = ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
+    return (f"Your answers look shifted by a line: those to {listed} are each the right answer to the exercise next "
+            "to theirs, so a line of your file may be missing or doubled. Your teacher will look at it.",)  # fmt: skip
 
 
 def _section(file: GradedFile, position: int, not_right: list) -> Section:
@@ -165,7 +182,12 @@ def _first(file: GradedFile, position: int) -> str | None:
 def feedback_html(file: GradedFile, options: Options = Options(), built: Page | None = None) -> str:
     """One student's page as a self-contained HTML document: no script, nothing fetched, every text escaped."""
     return TEMPLATES.get_template("page.html").render(
-        p=built or page(file), options=options, note=options.paragraphs, heading=TITLE, self_recorded=SELF_RECORDED
+        p=built or page(file),
+        options=options,
+        note=options.paragraphs,
+        heading=TITLE,
+        self_recorded=SELF_RECORDED,
+        about_file=ABOUT_FILE,
     )
 
 
@@ -195,10 +217,11 @@ def feedback_markdown(file: GradedFile, options: Options = Options(), built: Pag
         lines += ["\\\n".join(code_span(line) for line in paragraph) + "\n" for paragraph in options.paragraphs]
     if p.unreadable is not None:
         return "\n".join([*lines, f"Nothing in this file could be read: {code_span(p.unreadable, composed=True)}", ""])
+    lines += [f"## {ABOUT_FILE}", ""] if p.about_file else []
     lines += [f"- {code_span(problem, composed=True)}" for problem in p.problems] + ([""] if p.problems else [])
     lines += [f"- {_md(note)}" for note in p.notes] + ([""] if p.notes else [])
     if p.revisit:
-        lines += ["## Revisit these", ""]
+        lines += ["## Revisit first", ""]
         lines += [f"- {s.number}. {_md(s.title)}: {_md(s.head)}" for s in p.revisit] + [""]
     if p.first_tries:
         lines += [_md(f"First tries: {SELF_RECORDED}."), ""]
@@ -237,10 +260,11 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
             out += [""] * (number > 0) + [wrapped for line in paragraph for wrapped in _wrap(visible(line), "  ")]
     if p.unreadable is not None:
         return "\n".join([*out, "", *_wrap(f"Nothing in this file could be read: {one_line(p.unreadable)}")]) + "\n"
-    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}")]
-    out += [line for note in p.notes for line in _wrap(f"({note})")]
+    out += ["", f"{ABOUT_FILE}:"] if p.about_file else []
+    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}", "  ")]
+    out += [line for note in p.notes for line in _wrap(f"- {note}", "  ")]
     if p.revisit:
-        out += ["", "Revisit these:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
+        out += ["", "Revisit first:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
     if p.first_tries:
         out += ["", *_wrap(f"First tries: {SELF_RECORDED}.")]
     for s in p.sections:

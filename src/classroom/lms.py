@@ -34,6 +34,7 @@ from pathlib import Path
 from predict_check.errors import GradingError
 from predict_check.untrusted import quoted, slug, visible
 
+from .feedback import REVISIT_FIRST
 from .gradebook import GradedFile, number
 
 BOM = "\ufeff"
@@ -200,6 +201,7 @@ def comment(file: GradedFile) -> str:
     score = (f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
              f"{file.score} of {len(file.verdicts)} exercises right.")  # fmt: skip
     titles = [file.course.get(v.exercise_id).title for v in file.verdicts if v.outcome.name != "CORRECT"]
+    titles = titles[:REVISIT_FIRST]
     revisit = f"<p>Revisit first: {html.escape('; '.join(titles))}.</p>" if titles else ""
     return f"<p>{html.escape(score)}</p>{revisit}<p>Every exercise is on your feedback page, attached.</p>"
 
