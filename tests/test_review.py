@@ -76,7 +76,11 @@ def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_q
     assert main(["grade", str(folder), "--pattern", "canvas", "--out", "out"]) == 0
     rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert sorted(rows) == ["69437", "70001"]
-    assert (rows["69437"]["points"], rows["69437"]["needs review"]) == ("0", "yes")
+    assert (rows["69437"]["points"], rows["69437"]["percentage"], rows["69437"]["needs review"]) == ("", "", "yes")
+    said = capsys.readouterr().out  # the row is in no mean, nor any exercise's count (the figure's)
+    assert said.startswith(f"graded 1 student (2 files): mean {M} of {M} points (100%), {M} of {M} exercises right; "
+                           "1 not graded (no answers file), in no mean\n")  # fmt: skip
+    assert "\nmean-square: 1/1 right of those who answered\n" in said
     assert "beckertom_69437_678901_essay.docx is no answers file; not graded" in rows["69437"]["problems"]
     queued = {(row["file"], row["what"]) for row in queue()}
     assert queued == {("beckertom_69437_678901_essay.docx", "not graded"), ("teacher-notes.txt", "not graded")}

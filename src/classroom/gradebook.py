@@ -472,14 +472,14 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
             [
                 csv_cell(file.student.id or ""),
                 csv_cell(file.student.name),
-                number(file.total),
+                number(file.total) if file.graded else "",  # no answers file: no points, in no total
                 number(file.maximum),
-                number(file.percentage, 1),
+                number(file.percentage, 1) if file.graded else "",
                 "yes" if file.late else "",
                 "yes" if file.needs_review else "",
                 *(file.count(outcome) for outcome in COUNTS),
                 *(first_counts(firsts) if firsts is not None else ("", "", "")),
-                *(number(points) for points in file.points),
+                *(number(points) if file.graded else "" for points in file.points),
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",

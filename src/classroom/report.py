@@ -75,7 +75,8 @@ class Run:
 
     @cached_property
     def tallies(self) -> list[ExerciseTally]:
-        return tally(self.course, self.graded)
+        """Each exercise across the students graded: a row with no answers file is in no count (nor the figure)."""
+        return tally(self.course, [file for file in self.graded if file.graded])
 
 
 # --- the summary ---------------------------------------------------------------------------------
@@ -89,14 +90,16 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     """
     assigned = len(tallies)
     maximum = graded[0].maximum if graded else float(assigned)
+    files = len(graded) + sum(len(file.others) for file in graded)
+    not_graded = sum(not file.graded for file in graded)
+    graded = [file for file in graded if file.graded]  # a row with no answers file is in no mean
     mean = sum(file.total for file in graded) / len(graded) if graded else 0.0
     right = sum(file.score for file in graded) / len(graded) if graded else 0.0
-    files = len(graded) + sum(len(file.others) for file in graded)
     share = 100 * mean / maximum if maximum else 0.0
     lines = [
         f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
         f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
-        "exercises right",
+        "exercises right" + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
     ]
     if held:
