@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
 from predict_check.sheets import answers_file
@@ -115,3 +115,15 @@ def test_the_teacher_s_note_stands_apart_from_what_could_not_be_read_and_three_e
     html = Path("out/feedback/001-a.html").read_text(encoding="utf-8")
     assert html.index("See me on Thursday.") < html.index("<h2>About your answers file</h2>") < html.index("line ")
     assert html.split("<h2>Revisit first</h2>")[1].split("</ul>")[0].count("<li>") == 3
+
+
+@pytest.mark.parametrize("policy", ["", "[late]\nfactor = 0.5\n"])
+def test_a_file_the_lms_marks_late_is_late_on_its_row_and_its_page_and_costs_what_the_policy_says(tmp_path, policy):
+    (tmp_path / "policy.toml").write_text(policy, encoding="utf-8")
+    page = graded_page(tmp_path, ALL_RIGHT, "--pattern", "canvas", "--policy", "policy.toml",
+                       name="leeana_LATE_70001_678910_answers.toml")  # fmt: skip
+    (row,) = csv.DictReader(io.StringIO(Path("out/grades.csv").read_text(encoding="utf-8")))
+    points = M * 0.5 if policy else M
+    assert (row["late"], row["points"]) == ("yes", f"{points:g}")
+    said = "the points are multiplied by 0.5." if policy else "no points are taken off for it."
+    assert f"Score: {points:g} of {M} points" in page and f"\nHanded in late: {said}\n" in page

@@ -117,8 +117,8 @@ def page(file: GradedFile) -> Page:
         f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
         f"{file.score} of {len(file.verdicts)} exercises right"
     )
-    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}."
-    late = late if file.late and file.late_factor != 1 else None
+    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}." if file.late else None
+    late = "Handed in late: no points are taken off for it." if file.late and file.late_factor == 1 else late
     problems = tuple(file.problems())  # the file by its name as the class knows it, not by the teacher's folders
     who = (file.student.name, file.student.id, file.label, score, late, problems)
     if file.sheet.unreadable is not None:
