@@ -127,3 +127,17 @@ def test_a_file_the_lms_marks_late_is_late_on_its_row_and_its_page_and_costs_wha
     assert (row["late"], row["points"]) == ("yes", f"{points:g}")
     said = "the points are multiplied by 0.5." if policy else "no points are taken off for it."
     assert f"Score: {points:g} of {M} points" in page and f"\nHanded in late: {said}\n" in page
+
+
+def test_an_exercise_the_policy_does_not_assign_is_named_in_one_phrase_on_page_gradebook_and_summary(tmp_path, capsys):
+    (tmp_path / "policy.toml").write_text("[points]\nmean-square = 0\n", encoding="utf-8")
+    text = with_answer("reciprocal-rms", "0.2", with_answer("mean-square", "25"))  # the sum for the mean, carried on
+    page = " ".join(graded_page(tmp_path, text, "--policy", "policy.toml").split())
+    assert "This follows from your answer to \u201cThe mean square\u201d (not assigned, 0 points):" in page
+    long = list(csv.DictReader(io.StringIO(Path("out/grades-long.csv").read_text(encoding="utf-8"))))
+    assert [row["note"] for row in long if row["exercise"] == "reciprocal-rms"] == [
+        "follows from mean-square (not assigned, 0 points)"
+    ]
+    said = capsys.readouterr().out
+    assert "\nnot assigned, 0 points: mean-square\n" in said
+    assert "(1 student): follows from the slip in mean-square (not assigned, 0 points): " in said

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import jinja2
 
-from predict_check.exercises import Course
 from predict_check.sheets import SELF_RECORDED, FirstTry
 from predict_check.untrusted import code_span, one_line, slug, visible
 from predict_check.verdicts import LOOKS, Outcome
@@ -151,17 +150,17 @@ def _section(file: GradedFile, position: int, not_right: list) -> Section:
         message, more = HELD_BACK, ""
     bad = file.sheet.bad_line(exercise.id)
     suggestion = bad.suggestion if bad and verdict.outcome is Outcome.UNREADABLE else None
-    notes = tuple(text for text in (_carried(file.course, file.carried[position]), _first(file, position)) if text)
+    notes = tuple(text for text in (_carried(file, file.carried[position]), _first(file, position)) if text)
     typed = file.typed(position)
     return Section(position + 1, exercise.id, exercise.title, verdict.outcome, f"{mark} {word}", typed, message, more,
                    suggestion, notes, file.regraded.get(exercise.id))  # fmt: skip
 
 
-def _carried(course: Course, upstream: str | None) -> str | None:
+def _carried(file: GradedFile, upstream: str | None) -> str | None:
     if upstream is None:
         return None
-    title = course.get(upstream).title
-    return f"This follows from your answer to \u201c{title}\u201d: the step itself is right, so start there."
+    title = file.named(upstream, f"\u201c{file.course.get(upstream).title}\u201d")
+    return f"This follows from your answer to {title}: the step itself is right, so start there."
 
 
 def _first(file: GradedFile, position: int) -> str | None:

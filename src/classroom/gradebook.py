@@ -31,7 +31,7 @@ from predict_check.untrusted import csv_cell, visible
 from predict_check.verdicts import Outcome, Verdict, judge
 
 from .files import Source, label_of
-from .policy import Policy
+from .policy import NOT_ASSIGNED, Policy
 from .students import Pattern, Student, identify
 
 TOP = 3  # answers per exercise the summary shows
@@ -77,6 +77,11 @@ class GradedFile:
     @property
     def course(self) -> Course:
         return self.sheet.course
+
+    def named(self, exercise_id: str, shown: str | None = None) -> str:
+        """An exercise as an output names it (by ``shown``, else its id), marked where the policy does not assign it."""
+        assigned = any(verdict.exercise_id == exercise_id for verdict in self.verdicts)
+        return (shown or exercise_id) + ("" if assigned else f" ({NOT_ASSIGNED})")
 
     @property
     def score(self) -> int:
@@ -397,6 +402,7 @@ def _note(key: tuple, files: list[GradedFile]) -> str | None:
         upstream = key[1]
         said = Counter(" ".join(file.sheet.grade(upstream).slips) for file in files)
         slips = min(said, key=lambda text: (-said[text], text))
+        upstream = files[0].named(upstream)
         earlier = f"the slip in {upstream}: {slips}" if slips else f"a wrong answer to {upstream}"
         return f"follows from {earlier}"
     if key[0] == "CLOSE":
@@ -508,7 +514,7 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
             first = file.first_tries[position]
             first_typed = file.sheet.typed(verdict.exercise_id, "first-tries") if first and first.verdict else None
             carried = file.carried[position]
-            note = " ".join(verdict.slips) or (f"follows from {carried}" if carried else "")
+            note = " ".join(verdict.slips) or (f"follows from {file.named(carried)}" if carried else "")
             if verdict.exercise_id in file.regraded:
                 note = f"set by the teacher: {visible(file.regraded[verdict.exercise_id])}"
             writer.writerow(

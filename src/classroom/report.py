@@ -35,7 +35,7 @@ from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
 from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally, who
-from .policy import Policy
+from .policy import NOT_ASSIGNED, Policy
 from .publish import PublishError, publish
 
 GRADEBOOK, LONG, FIGURE, REVIEW, FEEDBACK = "grades.csv", "grades-long.csv", "grades.png", "review.csv", "feedback"
@@ -104,6 +104,11 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     ]
     if held:
         lines.append(held_back(held))
+    unassigned = [
+        exercise_id for exercise_id in course.exercises if exercise_id not in {t.exercise_id for t in tallies}
+    ]
+    if unassigned and tallies:
+        lines.append(f"{NOT_ASSIGNED}: {', '.join(unassigned)}")
     if any(first is not None for file in graded for first in file.first_tries):
         lines.append(f"first try*: {SELF_RECORDED}")
     for t in tallies:
