@@ -260,8 +260,8 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
     if p.unreadable is not None:
         return "\n".join([*out, "", *_wrap(f"Nothing in this file could be read: {one_line(p.unreadable)}")]) + "\n"
     out += ["", f"{ABOUT_FILE}:"] if p.about_file else []
-    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}", "  ")]
-    out += [line for note in p.notes for line in _wrap(f"- {note}", "  ")]
+    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}", "  ", "  ")]
+    out += [line for note in p.notes for line in _wrap(f"- {note}", "  ", "  ")]
     if p.revisit:
         out += ["", "Revisit first:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
     if p.first_tries:
@@ -286,14 +286,14 @@ def _text_section(s: Section) -> list[str]:
     return out + [line for text in s.notes for line in _wrap(text, "   ")]
 
 
-def _wrap(text: str, indent: str = "") -> list[str]:
-    return list(_wrapped(text, indent))
+def _wrap(text: str, indent: str = "", hanging: str = "") -> list[str]:
+    return list(_wrapped(text, indent, indent + hanging))
 
 
 @functools.lru_cache(maxsize=4096)
-def _wrapped(text: str, indent: str) -> tuple[str, ...]:
+def _wrapped(text: str, indent: str, subsequent: str) -> tuple[str, ...]:
     """Wrapped once: a class's pages repeat the same explanations and hints."""
-    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=subsequent, break_on_hyphens=False)
     return tuple(lines) or ("",)
 
 
