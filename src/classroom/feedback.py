@@ -28,13 +28,12 @@ from predict_check.sheets import SELF_RECORDED, FirstTry
 from predict_check.untrusted import code_span, one_line, slug, visible
 from predict_check.verdicts import LOOKS, Outcome
 
-from .gradebook import GradedFile, number
+from .gradebook import REVISIT_FIRST, GradedFile, number
 from .withheld import gives_away
 
 FORMATS = ("html", "txt", "md")  # the feedback pages' forms: to send by email or an LMS, to read, to build a book
 TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
-REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
 ABOUT_FILE = "About your answers file"  # the heading over what could not be read, apart from the teacher's note
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}

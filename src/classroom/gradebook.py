@@ -35,6 +35,7 @@ from .policy import NOT_ASSIGNED, Policy
 from .students import Pattern, Student, identify
 
 TOP = 3  # answers per exercise the summary shows
+REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 

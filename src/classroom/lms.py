@@ -34,8 +34,7 @@ from pathlib import Path
 from predict_check.errors import GradingError
 from predict_check.untrusted import quoted, slug, visible
 
-from .feedback import REVISIT_FIRST
-from .gradebook import GradedFile, number
+from .gradebook import REVISIT_FIRST, GradedFile, number
 
 BOM = "\ufeff"
 FORM = {"canvas": "txt", "moodle": "html"}  # the page each LMS's upload takes
