@@ -18,6 +18,7 @@ from rmsnorm_course.questions import COURSE
 
 M = len(COURSE.exercises)
 SOLUTIONS = answers_file(COURSE, solutions=True)
+ALL_RIGHT = SOLUTIONS + "# checked before handing in\n"  # every answer right, in a file of one's own: not the key
 MiB = 2**20
 
 

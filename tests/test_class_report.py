@@ -92,8 +92,15 @@ def test_feedback_gives_each_verdict_and_hint_and_never_the_answer_of_an_exercis
             continue
         not_right = [i for i, word in submission.verdicts.items() if word != "correct"]
         assert unstated(page, file, not_right) == [], submission.name
-        revisit = page.split("## Revisit these\n\n")[1].split("\n\n")[0].splitlines() if not_right else []
-        assert len(revisit) == len(not_right)
+        revisit = page.split("## Revisit first\n\n")[1].split("\n\n")[0].splitlines() if not_right else []
+        assert (
+            [line.split(". ")[0] for line in revisit]
+            == [  # the first three not right, in the chapter's order
+                f"- {number}"
+                for number, exercise_id in enumerate(COURSE.exercises, start=1)
+                if exercise_id in not_right
+            ][:3]
+        )
         for exercise_id, section in sections(page).items():
             exercise, word = COURSE.exercises[exercise_id], submission.verdicts[exercise_id]
             expected = {"correct": "Correct", "wrong": "Not yet", "not answered": "Your turn"}

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
 from predict_check.sheets import answers_file
@@ -84,3 +85,59 @@ def test_pages_summary_and_gradebook_hold_only_the_exercises_the_policy_assigns(
     header = Path("out/grades.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert [column for column in header if column in COURSE.exercises] == ["mean-square", "normalized"]
     assert len(COURSE.exercises) == M > 2
+
+
+def test_answers_shifted_by_a_line_are_said_on_the_student_s_own_page(tmp_path):
+    answers = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)
+    shifted = "".join(
+        f"{key} = {answers[n + 1][1] if 3 <= n < 9 else value}\n" for n, (key, value) in enumerate(answers)
+    )
+    page = " ".join(graded_page(tmp_path, shifted).split())
+    titles = [COURSE.exercises[key].title for key, _ in answers[3:9]]
+    said = f"Your answers look shifted by a line: those to \u201c{titles[0]}\u201d, \u201c{titles[1]}\u201d,"
+    assert said in page
+    assert said in " ".join(Path("out/feedback/001-a.html").read_text(encoding="utf-8").split())
+    assert "shifted" not in graded_page(tmp_path, with_answer("output", answers[4][1]))  # one answer moved: a slip
+
+
+def test_the_teacher_s_note_stands_apart_from_what_could_not_be_read_and_three_exercises_come_first(tmp_path):
+    text = with_answer("zero-row-zero-eps", "D")  # a letter without quotes: a line not read
+    for exercise_id in ("mean-square", "output", "grad-x", "huge-row"):
+        text = with_answer(exercise_id, '""', text)
+    page = graded_page(tmp_path, text, "--note", "See me on Thursday.")
+    _, rest = page.split(
+        "Note from your teacher:\n  See me on Thursday.\n\nAbout your answers file:\n  - a.toml, line "
+    )
+    assert rest.split("\n\n")[1].splitlines() == [
+        "Revisit first:", "  1. The mean square: ? Your turn", "  4. The output, after the gain: ? Your turn",
+        "  19. The input's gradient: ? Your turn",
+    ]  # fmt: skip
+    html = Path("out/feedback/001-a.html").read_text(encoding="utf-8")
+    assert html.index("See me on Thursday.") < html.index("<h2>About your answers file</h2>") < html.index("line ")
+    assert html.split("<h2>Revisit first</h2>")[1].split("</ul>")[0].count("<li>") == 3
+
+
+@pytest.mark.parametrize("policy", ["", "[late]\nfactor = 0.5\n"])
+def test_a_file_the_lms_marks_late_is_late_on_its_row_and_its_page_and_costs_what_the_policy_says(tmp_path, policy):
+    (tmp_path / "policy.toml").write_text(policy, encoding="utf-8")
+    page = graded_page(tmp_path, ALL_RIGHT, "--pattern", "canvas", "--policy", "policy.toml",
+                       name="leeana_LATE_70001_678910_answers.toml")  # fmt: skip
+    (row,) = csv.DictReader(io.StringIO(Path("out/grades.csv").read_text(encoding="utf-8")))
+    points = M * 0.5 if policy else M
+    assert (row["late"], row["points"]) == ("yes", f"{points:g}")
+    said = "the points are multiplied by 0.5." if policy else "no points are taken off for it."
+    assert f"Score: {points:g} of {M} points" in page and f"\nHanded in late: {said}\n" in page
+
+
+def test_an_exercise_the_policy_does_not_assign_is_named_in_one_phrase_on_page_gradebook_and_summary(tmp_path, capsys):
+    (tmp_path / "policy.toml").write_text("[points]\nmean-square = 0\n", encoding="utf-8")
+    text = with_answer("reciprocal-rms", "0.2", with_answer("mean-square", "25"))  # the sum for the mean, carried on
+    page = " ".join(graded_page(tmp_path, text, "--policy", "policy.toml").split())
+    assert "This follows from your answer to \u201cThe mean square\u201d (not assigned, 0 points):" in page
+    long = list(csv.DictReader(io.StringIO(Path("out/grades-long.csv").read_text(encoding="utf-8"))))
+    assert [row["note"] for row in long if row["exercise"] == "reciprocal-rms"] == [
+        "follows from mean-square (not assigned, 0 points)"
+    ]
+    said = capsys.readouterr().out
+    assert "\nnot assigned, 0 points: mean-square\n" in said
+    assert "(1 student): follows from the slip in mean-square (not assigned, 0 points): " in said

@@ -70,7 +70,7 @@ def test_a_moodle_folder_per_student_download_is_read_one_level_down(tmp_path, c
     assert [(row["id"], row["name"], row["points"]) for row in rows] == [
         ("301", "Ana P\u00e9rez", str(M)),
         ("302", "Ben Ode", "0"),
-        ("303", "Cy Lee", "0"),  # handed in no answers file: a row that says so, not graded
+        ("303", "Cy Lee", ""),  # handed in no answers file: a row that says so, with no points
     ]
     error = capsys.readouterr().err
     assert "Cy Lee_303_assignsubmission_onlinetext_ holds no answers file (*.toml)" in error
@@ -219,7 +219,7 @@ def test_a_page_ready_to_send_has_no_markup_escapes_and_the_teacher_s_title_and_
     options = Options(title="RMSNorm, spring term", note="Well done.\n\nSee me about <b>one</b> thing.")
     text, page = feedback_text(file, options), feedback_html(file, options)
     assert "\\" not in text and "RMSNorm, spring term" in text and "  See me about <b>one</b> thing." in text
-    assert text.index("Revisit these:") < text.index("1. The mean square (mean-square)")
+    assert text.index("Revisit first:") < text.index("1. The mean square (mean-square)")
     assert "Student: &lt;b&gt;Ana&lt;/b&gt; *x*" not in page and "<strong>&lt;b&gt;Ana&lt;/b&gt; *x*</strong>" in page
     assert "See me about &lt;b&gt;one&lt;/b&gt; thing." in page and "<script" not in page
     assert "default-src 'none'" in page

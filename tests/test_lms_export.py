@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M
+from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
 
@@ -82,7 +82,7 @@ def canvas_class(folder: Path) -> None:
 
 
 def moodle_class(folder: Path) -> None:
-    for participant, text in (("Ana P\u00e9rez_301", SOLUTIONS), ("Cy Lee_303", THREE_RIGHT)):
+    for participant, text in (("Ana P\u00e9rez_301", ALL_RIGHT), ("Cy Lee_303", THREE_RIGHT)):
         (folder / f"{participant}_assignsubmission_file_").mkdir(parents=True)
         (folder / f"{participant}_assignsubmission_file_" / "answers.toml").write_text(text, encoding="utf-8")
 
@@ -116,6 +116,28 @@ def test_moodle_s_worksheet_gets_each_grade_and_a_feedback_comment(tmp_path):
     said = f"<p>3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: "
     assert filled[3][comments].startswith(said)
     assert filled[2][comments] == "" and [row[:grade] for row in filled] == [row[:grade] for row in moodle_worksheet()]
+
+
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_a_row_that_needs_review_is_held_back_from_the_filled_export_and_said_so(tmp_path, capsys, lms):
+    (canvas_class if lms == "canvas" else moodle_class)(tmp_path / "class")
+    unread = with_answer("mean-square", '"twelve and a half"', ALL_RIGHT)  # one answer not read: a person looks first
+    where = (
+        "okaforchloe_70002_678960_answers.toml" if lms == "canvas" else "Cy Lee_303_assignsubmission_file_/answers.toml"
+    )
+    (tmp_path / "class" / where).write_text(unread, encoding="utf-8")
+    export = write_csv(tmp_path / "export.csv", canvas_export() if lms == "canvas" else moodle_worksheet())
+    args = ["--lms-gradebook", str(export)] + (["--column", "RMSNorm predictions"] if lms == "canvas" else [])
+    assert main(["grade", "class", "--pattern", lms, *args, "--out", "out"]) == 0
+    filled = read_csv(Path(f"out/{lms}-grades.csv"))
+    column = filled[0].index("RMSNorm predictions (4242)" if lms == "canvas" else "Grade")
+    held = "Okafor, Chloe (70002)" if lms == "canvas" else "Cy Lee (303)"
+    assert [row[column] for row in filled[1:]] == (
+        [f"{M:.2f}", str(M), "", ""] if lms == "canvas" else [str(M), "", ""]
+    )
+    said = capsys.readouterr()
+    line = f"1 student held back for review, their grade left blank in the LMS's file: {held}"
+    assert f"warning: {line}" in said.err and f"\n{line}\n" in said.out
 
 
 def zip_names(path: Path) -> dict[str, bytes]:

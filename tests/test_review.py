@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
+from predict_check.sheets import answers_file
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 ANSWERS = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)  # each exercise and its reference, in order
@@ -68,13 +70,39 @@ def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path
 def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_queued(tmp_path, capsys):
     folder = tmp_path / "class"
     folder.mkdir()
-    (folder / "leeana_70001_678910_answers.toml").write_text(SOLUTIONS, encoding="utf-8")
+    (folder / "leeana_70001_678910_answers.toml").write_text(ALL_RIGHT, encoding="utf-8")
     (folder / "beckertom_69437_678901_essay.docx").write_bytes(b"PK\x03\x04 a word processor's file")
     (folder / "teacher-notes.txt").write_text("not a student's\n", encoding="utf-8")
     assert main(["grade", str(folder), "--pattern", "canvas", "--out", "out"]) == 0
     rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert sorted(rows) == ["69437", "70001"]
-    assert (rows["69437"]["points"], rows["69437"]["needs review"]) == ("0", "yes")
+    assert (rows["69437"]["points"], rows["69437"]["percentage"], rows["69437"]["needs review"]) == ("", "", "yes")
+    said = capsys.readouterr().out  # the row is in no mean, nor any exercise's count (the figure's)
+    assert said.startswith(f"graded 1 student (2 files): mean {M} of {M} points (100%), {M} of {M} exercises right; "
+                           "1 not graded (no answers file), in no mean\n")  # fmt: skip
+    assert "\nmean-square: 1/1 right of those who answered\n" in said
     assert "beckertom_69437_678901_essay.docx is no answers file; not graded" in rows["69437"]["problems"]
     queued = {(row["file"], row["what"]) for row in queue()}
     assert queued == {("beckertom_69437_678901_essay.docx", "not graded"), ("teacher-notes.txt", "not graded")}
+
+
+def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held_for_review(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "blank.toml").write_text(answers_file(COURSE), encoding="utf-8")
+    (folder / "key.toml").write_text(SOLUTIONS, encoding="utf-8")
+    own = with_answer("mean-square", "25", SOLUTIONS)  # the key with one answer changed: an attempt of one's own
+    (folder / "ana.toml").write_text(shifted(0, 1), encoding="utf-8")
+    (folder / "ben.toml").write_text(shifted(0, 1), encoding="utf-8")  # Ana's file, byte for byte
+    (folder / "own.toml").write_text(own, encoding="utf-8")
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert {name: row["needs review"] for name, row in rows.items()} == {
+        "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": ""
+    }  # fmt: skip
+    assert rows["blank.toml"]["problems"] == "every answer is empty: the blank answers file, no attempt"
+    assert rows["key.toml"]["problems"] == "the file is the answer key itself, as the course writes it"
+    assert rows["ana.toml"]["problems"] == "the same file, byte for byte, as another student's: ben"
+    held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
+    assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "key.toml"]
+    assert held["ben.toml"] == "the same file, byte for byte, as another student's: ana; check before grading it"

@@ -24,17 +24,17 @@ from dataclasses import dataclass
 
 import jinja2
 
-from predict_check.exercises import Course
 from predict_check.sheets import SELF_RECORDED, FirstTry
 from predict_check.untrusted import code_span, one_line, slug, visible
 from predict_check.verdicts import LOOKS, Outcome
 
-from .gradebook import GradedFile, number
+from .gradebook import REVISIT_FIRST, GradedFile, number
 from .withheld import gives_away
 
 FORMATS = ("html", "txt", "md")  # the feedback pages' forms: to send by email or an LMS, to read, to build a book
 TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
+ABOUT_FILE = "About your answers file"  # the heading over what could not be read, apart from the teacher's note
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
 TEMPLATES = jinja2.Environment(
@@ -101,7 +101,12 @@ class Page:
 
     @property
     def revisit(self) -> list[Section]:
-        return [section for section in self.sections if section.outcome is not Outcome.CORRECT]
+        """The first few exercises not right, in the chapter's order: where to start, not a second list of all."""
+        return [section for section in self.sections if section.outcome is not Outcome.CORRECT][:REVISIT_FIRST]
+
+    @property
+    def about_file(self) -> bool:
+        return bool(self.problems or self.notes)
 
 
 def page(file: GradedFile) -> Page:
@@ -110,8 +115,8 @@ def page(file: GradedFile) -> Page:
         f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
         f"{file.score} of {len(file.verdicts)} exercises right"
     )
-    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}."
-    late = late if file.late and file.late_factor != 1 else None
+    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}." if file.late else None
+    late = "Handed in late: no points are taken off for it." if file.late and file.late_factor == 1 else late
     problems = tuple(file.problems())  # the file by its name as the class knows it, not by the teacher's folders
     who = (file.student.name, file.student.id, file.label, score, late, problems)
     if file.sheet.unreadable is not None:
@@ -119,7 +124,17 @@ def page(file: GradedFile) -> Page:
     not_right = [exercise for exercise in file.course if exercise.id not in file.right]
     sections = tuple(_section(file, position, not_right) for position in range(len(file.verdicts)))
     firsts = any(first is not None for first in file.first_tries)
-    return Page(*who, file.sheet.notes, None, sections, file.others, firsts)
+    return Page(*who, (*file.sheet.notes, *_shifted(file)), None, sections, file.others, firsts)
+
+
+def _shifted(file: GradedFile) -> tuple[str, ...]:
+    """The shift the review queue finds, said to the student in plain words, by the exercises' titles (no numbers)."""
+    titles = [f"\u201c{file.course.get(i).title}\u201d" for i in file.shifted if i in file.course.exercises]
+    if not titles:
+        return ()
+    listed = ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
+    return (f"Your answers look shifted by a line: those to {listed} are each the right answer to the exercise next "
+            "to theirs, so a line of your file may be missing or doubled. Your teacher will look at it.",)  # fmt: skip
 
 
 def _section(file: GradedFile, position: int, not_right: list) -> Section:
@@ -134,17 +149,17 @@ def _section(file: GradedFile, position: int, not_right: list) -> Section:
         message, more = HELD_BACK, ""
     bad = file.sheet.bad_line(exercise.id)
     suggestion = bad.suggestion if bad and verdict.outcome is Outcome.UNREADABLE else None
-    notes = tuple(text for text in (_carried(file.course, file.carried[position]), _first(file, position)) if text)
+    notes = tuple(text for text in (_carried(file, file.carried[position]), _first(file, position)) if text)
     typed = file.typed(position)
     return Section(position + 1, exercise.id, exercise.title, verdict.outcome, f"{mark} {word}", typed, message, more,
                    suggestion, notes, file.regraded.get(exercise.id))  # fmt: skip
 
 
-def _carried(course: Course, upstream: str | None) -> str | None:
+def _carried(file: GradedFile, upstream: str | None) -> str | None:
     if upstream is None:
         return None
-    title = course.get(upstream).title
-    return f"This follows from your answer to \u201c{title}\u201d: the step itself is right, so start there."
+    title = file.named(upstream, f"\u201c{file.course.get(upstream).title}\u201d")
+    return f"This follows from your answer to {title}: the step itself is right, so start there."
 
 
 def _first(file: GradedFile, position: int) -> str | None:
@@ -165,7 +180,12 @@ def _first(file: GradedFile, position: int) -> str | None:
 def feedback_html(file: GradedFile, options: Options = Options(), built: Page | None = None) -> str:
     """One student's page as a self-contained HTML document: no script, nothing fetched, every text escaped."""
     return TEMPLATES.get_template("page.html").render(
-        p=built or page(file), options=options, note=options.paragraphs, heading=TITLE, self_recorded=SELF_RECORDED
+        p=built or page(file),
+        options=options,
+        note=options.paragraphs,
+        heading=TITLE,
+        self_recorded=SELF_RECORDED,
+        about_file=ABOUT_FILE,
     )
 
 
@@ -195,10 +215,11 @@ def feedback_markdown(file: GradedFile, options: Options = Options(), built: Pag
         lines += ["\\\n".join(code_span(line) for line in paragraph) + "\n" for paragraph in options.paragraphs]
     if p.unreadable is not None:
         return "\n".join([*lines, f"Nothing in this file could be read: {code_span(p.unreadable, composed=True)}", ""])
+    lines += [f"## {ABOUT_FILE}", ""] if p.about_file else []
     lines += [f"- {code_span(problem, composed=True)}" for problem in p.problems] + ([""] if p.problems else [])
     lines += [f"- {_md(note)}" for note in p.notes] + ([""] if p.notes else [])
     if p.revisit:
-        lines += ["## Revisit these", ""]
+        lines += ["## Revisit first", ""]
         lines += [f"- {s.number}. {_md(s.title)}: {_md(s.head)}" for s in p.revisit] + [""]
     if p.first_tries:
         lines += [_md(f"First tries: {SELF_RECORDED}."), ""]
@@ -237,10 +258,11 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
             out += [""] * (number > 0) + [wrapped for line in paragraph for wrapped in _wrap(visible(line), "  ")]
     if p.unreadable is not None:
         return "\n".join([*out, "", *_wrap(f"Nothing in this file could be read: {one_line(p.unreadable)}")]) + "\n"
-    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}")]
-    out += [line for note in p.notes for line in _wrap(f"({note})")]
+    out += ["", f"{ABOUT_FILE}:"] if p.about_file else []
+    out += [line for problem in p.problems for line in _wrap(f"- {one_line(problem)}", "  ", "  ")]
+    out += [line for note in p.notes for line in _wrap(f"- {note}", "  ", "  ")]
     if p.revisit:
-        out += ["", "Revisit these:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
+        out += ["", "Revisit first:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
     if p.first_tries:
         out += ["", *_wrap(f"First tries: {SELF_RECORDED}.")]
     for s in p.sections:
@@ -263,14 +285,14 @@ def _text_section(s: Section) -> list[str]:
     return out + [line for text in s.notes for line in _wrap(text, "   ")]
 
 
-def _wrap(text: str, indent: str = "") -> list[str]:
-    return list(_wrapped(text, indent))
+def _wrap(text: str, indent: str = "", hanging: str = "") -> list[str]:
+    return list(_wrapped(text, indent, indent + hanging))
 
 
 @functools.lru_cache(maxsize=4096)
-def _wrapped(text: str, indent: str) -> tuple[str, ...]:
+def _wrapped(text: str, indent: str, subsequent: str) -> tuple[str, ...]:
     """Wrapped once: a class's pages repeat the same explanations and hints."""
-    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=subsequent, break_on_hyphens=False)
     return tuple(lines) or ("",)
 
 

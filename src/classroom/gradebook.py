@@ -15,6 +15,7 @@ an LMS reads (id, points, maximum points, percentage, the points of each exercis
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,16 +25,17 @@ from pathlib import Path
 from predict_check import verdicts
 from predict_check.errors import AnswerKindError
 from predict_check.exercises import Course
-from predict_check.sheets import AnswerSheet, FirstTry
+from predict_check.sheets import AnswerSheet, FirstTry, answers_file
 from predict_check.slips import carried_from
 from predict_check.untrusted import csv_cell, visible
 from predict_check.verdicts import Outcome, Verdict, judge
 
 from .files import Source, label_of
-from .policy import Policy
+from .policy import NOT_ASSIGNED, Policy
 from .students import Pattern, Student, identify
 
 TOP = 3  # answers per exercise the summary shows
+REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 
@@ -46,7 +48,8 @@ class GradedFile:
     the file, assigned or not (what a page may state). ``others`` are the student's other
     files, not counted; ``undecided`` says why the counted one is a guess; ``shifted``
     names the answers that are each a neighbouring exercise's; ``regraded`` the teacher's
-    reason for each exercise set by hand (``overrides``).
+    reason for each exercise set by hand (``overrides``); ``doubt`` why the file may be no
+    attempt of the student's own: the blank template, the answer key, another student's file.
     """
 
     sheet: AnswerSheet
@@ -66,6 +69,7 @@ class GradedFile:
     shifted: tuple[str, ...] = ()
     regraded: Mapping[str, str] = field(default_factory=dict)
     graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
+    doubt: str | None = None
 
     @property
     def path(self) -> Path:
@@ -74,6 +78,11 @@ class GradedFile:
     @property
     def course(self) -> Course:
         return self.sheet.course
+
+    def named(self, exercise_id: str, shown: str | None = None) -> str:
+        """An exercise as an output names it (by ``shown``, else its id), marked where the policy does not assign it."""
+        assigned = any(verdict.exercise_id == exercise_id for verdict in self.verdicts)
+        return (shown or exercise_id) + ("" if assigned else f" ({NOT_ASSIGNED})")
 
     @property
     def score(self) -> int:
@@ -91,9 +100,9 @@ class GradedFile:
 
     @property
     def needs_review(self) -> bool:
-        """Whether a person should look: a line or an answer not read, a key for no exercise, a guess, a shift."""
+        """Whether a person should look: a line or an answer not read, an unknown key, a guess, a shift, a doubt."""
         unread = any(verdict.outcome is Outcome.UNREADABLE for verdict in self.verdicts)
-        return unread or bool(self.sheet.problems() or self.undecided or self.shifted)
+        return unread or bool(self.sheet.problems() or self.undecided or self.shifted or self.doubt)
 
     def problems(self) -> list[str]:
         """The sheet's problems, naming the file as the class knows it (its label), not by the teacher's folders."""
@@ -149,6 +158,7 @@ def grade_file(
         changed,
         shifted=_shifted(course, sheet, judged),
         graded=graded,
+        doubt=_doubt(course, sheet, judged),
     )
 
 
@@ -168,6 +178,30 @@ def _changed(path: Path) -> float | None:
         return path.lstat().st_mtime
     except OSError:
         return None
+
+
+def contents(path: Path) -> bytes | None:
+    """A file's text as bytes, line endings and a byte-order mark aside: what makes two files the same."""
+    try:
+        return path.read_bytes().removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+    except OSError:
+        return None
+
+
+@functools.cache
+def _key(course: Course) -> bytes:
+    return answers_file(course, solutions=True).encode()
+
+
+def _doubt(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> str | None:
+    """Why a readable file is no attempt: every answer empty (the blank template), or the answer key itself."""
+    if sheet.unreadable is not None:
+        return None
+    if all(verdict.outcome is Outcome.NOT_ANSWERED for verdict in judged.values()):
+        return "every answer is empty: the blank answers file, no attempt"
+    if contents(sheet.path) == _key(course):
+        return "the file is the answer key itself, as the course writes it"
+    return None
 
 
 def _shifted(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> tuple[str, ...]:
@@ -203,7 +237,22 @@ def rows(files: Sequence[GradedFile]) -> list[GradedFile]:
     groups: dict[object, list[GradedFile]] = {}
     for file in files:
         groups.setdefault(file.student.key or ("file", file.label), []).append(file)
-    return [_counted(group) for group in groups.values()]
+    return _the_same([_counted(group) for group in groups.values()])
+
+
+def _the_same(counted: list[GradedFile]) -> list[GradedFile]:
+    """Rows whose files are the same, byte for byte, as another student's, each with a doubt that names the others."""
+    alike: dict[bytes, list[int]] = {}
+    for index, file in enumerate(counted):
+        text = contents(file.path) if file.graded and file.doubt is None and file.sheet.unreadable is None else None
+        if text is not None:
+            alike.setdefault(text, []).append(index)
+    for indices in (indices for indices in alike.values() if len(indices) > 1):
+        for index in indices:
+            others = ", ".join(who(counted[other]) for other in indices if other != index)
+            doubt = f"the same file, byte for byte, as another student's: {others}"
+            counted[index] = replace(counted[index], doubt=doubt)
+    return counted
 
 
 def _attempt(file: GradedFile) -> tuple:
@@ -218,7 +267,7 @@ def _counted(group: list[GradedFile]) -> GradedFile:
     undecided = None
     if _attempt(others[-1]) == _attempt(latest):
         undecided = f"cannot tell which of {len(group)} files came last; counted {visible(latest.label)}"
-    named = sorted({file.student.name for file in group if file.student.named})
+    named = sorted(set(filter(None, (file.sheet.identity("name") for file in group))))  # as the files name themselves
     if len(named) > 1:
         undecided = f"files of one id name {len(named)} students: {', '.join(map(visible, named))}"
     return replace(latest, others=tuple(file.label for file in others), undecided=undecided)
@@ -354,6 +403,7 @@ def _note(key: tuple, files: list[GradedFile]) -> str | None:
         upstream = key[1]
         said = Counter(" ".join(file.sheet.grade(upstream).slips) for file in files)
         slips = min(said, key=lambda text: (-said[text], text))
+        upstream = files[0].named(upstream)
         earlier = f"the slip in {upstream}: {slips}" if slips else f"a wrong answer to {upstream}"
         return f"follows from {earlier}"
     if key[0] == "CLOSE":
@@ -429,18 +479,18 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
             [
                 csv_cell(file.student.id or ""),
                 csv_cell(file.student.name),
-                number(file.total),
+                number(file.total) if file.graded else "",  # no answers file: no points, in no total
                 number(file.maximum),
-                number(file.percentage, 1),
+                number(file.percentage, 1) if file.graded else "",
                 "yes" if file.late else "",
                 "yes" if file.needs_review else "",
                 *(file.count(outcome) for outcome in COUNTS),
                 *(first_counts(firsts) if firsts is not None else ("", "", "")),
-                *(number(points) for points in file.points),
+                *(number(points) if file.graded else "" for points in file.points),
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
-                csv_cell(" | ".join(file.problems()), composed=True),
+                csv_cell(" | ".join([*file.problems(), *filter(None, [file.doubt])]), composed=True),
                 key,
             ]
         )
@@ -465,7 +515,7 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
             first = file.first_tries[position]
             first_typed = file.sheet.typed(verdict.exercise_id, "first-tries") if first and first.verdict else None
             carried = file.carried[position]
-            note = " ".join(verdict.slips) or (f"follows from {carried}" if carried else "")
+            note = " ".join(verdict.slips) or (f"follows from {file.named(carried)}" if carried else "")
             if verdict.exercise_id in file.regraded:
                 note = f"set by the teacher: {visible(file.regraded[verdict.exercise_id])}"
             writer.writerow(

@@ -8,7 +8,8 @@
   (``Participant 301``), Full name, ..., Grade, Maximum Grade, ..., Feedback comments.
 
 ``filled`` writes a copy with each graded student's points in the column (and, for
-Moodle, a short comment under "Feedback comments"); a student who handed in nothing
+Moodle, a short comment under "Feedback comments"); a student who handed in nothing,
+and one whose row needs review (held back: no grade is final before a person looks),
 keeps the cell as exported, blank. An export whose ids repeat, or whose column is out of
 other points than the policy's maximum, is refused. ``feedback_zip`` names each page as
 the LMS's bulk upload matches it: Canvas's "Re-Upload Submissions" by the user's id and
@@ -33,7 +34,7 @@ from pathlib import Path
 from predict_check.errors import GradingError
 from predict_check.untrusted import quoted, slug, visible
 
-from .gradebook import GradedFile, number
+from .gradebook import REVISIT_FIRST, GradedFile, number
 
 BOM = "\ufeff"
 FORM = {"canvas": "txt", "moodle": "html"}  # the page each LMS's upload takes
@@ -171,7 +172,7 @@ def refuse_another_maximum(export: Export, maximum: float) -> None:
 
 
 def filled(export: Export, graded: Sequence[GradedFile]) -> tuple[bytes, list[GradedFile]]:
-    """A copy of the export with each graded student's points (and Moodle's comment); the rows it has no place for."""
+    """A copy of the export with the points of each graded student not held for review; the rows it has no place for."""
     rows = [list(row) for row in export.rows]
     places = {}
     for column in reversed(ID_COLUMNS[export.lms]):  # the LMS's own id wins over the others
@@ -183,7 +184,7 @@ def filled(export: Export, graded: Sequence[GradedFile]) -> tuple[bytes, list[Gr
         if n is None:
             missing.append(file)
             continue
-        if not file.graded:
+        if not file.graded or file.needs_review:
             continue
         rows[n] += [""] * (len(export.header) - len(rows[n]))
         rows[n][export.column] = number(file.total)
@@ -199,6 +200,7 @@ def comment(file: GradedFile) -> str:
     score = (f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
              f"{file.score} of {len(file.verdicts)} exercises right.")  # fmt: skip
     titles = [file.course.get(v.exercise_id).title for v in file.verdicts if v.outcome.name != "CORRECT"]
+    titles = titles[:REVISIT_FIRST]
     revisit = f"<p>Revisit first: {html.escape('; '.join(titles))}.</p>" if titles else ""
     return f"<p>{html.escape(score)}</p>{revisit}<p>Every exercise is on your feedback page, attached.</p>"
 

@@ -16,7 +16,8 @@ pytest grader prints. A teacher changes it with a policy file, TOML like this::
     roster = "late.csv"                   # or: a CSV with an "id" column and this column,
     column = "late"                       #     where yes, true, 1 or late marks a late file
 
-An exercise worth 0 points is not assigned: no page, summary or gradebook shows it.
+An exercise worth 0 points is not assigned: no page, summary or gradebook shows it, and where one
+is named (a wrong answer follows from it) it is named with ``NOT_ASSIGNED``, the same words everywhere.
 A file is late when the roster says so (a student the roster names is decided by
 it alone), else when its LMS file name marks it late (Canvas writes ``LATE``), else
 when it was changed after the deadline. A roster with a ``name`` column names its
@@ -41,6 +42,7 @@ from predict_check.kinds import Outcome
 from predict_check.untrusted import quoted, visible
 
 LATE_WORDS = ("yes", "y", "true", "1", "late", "x")
+NOT_ASSIGNED = "not assigned, 0 points"  # an exercise the policy gives no points, wherever it is named
 LARGEST_POINTS = 1_000
 
 

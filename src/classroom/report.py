@@ -34,8 +34,8 @@ from . import lms, review
 from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
-from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally
-from .policy import Policy
+from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally, who
+from .policy import NOT_ASSIGNED, Policy
 from .publish import PublishError, publish
 
 GRADEBOOK, LONG, FIGURE, REVIEW, FEEDBACK = "grades.csv", "grades-long.csv", "grades.png", "review.csv", "feedback"
@@ -64,35 +64,51 @@ class Run:
         return lms.filled(self.export, self.graded) if self.export is not None else None
 
     @cached_property
+    def held(self) -> list[GradedFile]:
+        """The rows the filled export leaves blank because they need review (not those it has no place for)."""
+        missing = {id(file) for file in self.filled[1]} if self.filled else set()
+        return [file for file in self.graded if self.filled and file.needs_review and id(file) not in missing]
+
+    @cached_property
     def items(self) -> list[review.Item]:
         return review.queue(self.graded, self.found, self.filled[1] if self.filled else ())
 
     @cached_property
     def tallies(self) -> list[ExerciseTally]:
-        return tally(self.course, self.graded)
+        """Each exercise across the students graded: a row with no answers file is in no count (nor the figure)."""
+        return tally(self.course, [file for file in self.graded if file.graded])
 
 
 # --- the summary ---------------------------------------------------------------------------------
 
 
 def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally], names: bool = False,
-            items: Sequence[review.Item] = ()) -> str:  # fmt: skip
-    """The class at a glance: the means in points and in exercises, the review queue, then each exercise.
+            items: Sequence[review.Item] = (), held: Sequence[GradedFile] = ()) -> str:  # fmt: skip
+    """The class at a glance: the means in points and in exercises, the review queue, who is held back, each exercise.
 
     Students are named only with ``names`` (a summary may be shown to a class), except in the review queue.
     """
     assigned = len(tallies)
     maximum = graded[0].maximum if graded else float(assigned)
+    files = len(graded) + sum(len(file.others) for file in graded)
+    not_graded = sum(not file.graded for file in graded)
+    graded = [file for file in graded if file.graded]  # a row with no answers file is in no mean
     mean = sum(file.total for file in graded) / len(graded) if graded else 0.0
     right = sum(file.score for file in graded) / len(graded) if graded else 0.0
-    files = len(graded) + sum(len(file.others) for file in graded)
     share = 100 * mean / maximum if maximum else 0.0
     lines = [
         f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
         f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
-        "exercises right",
+        "exercises right" + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
     ]
+    if held:
+        lines.append(held_back(held))
+    unassigned = [
+        exercise_id for exercise_id in course.exercises if exercise_id not in {t.exercise_id for t in tallies}
+    ]
+    if unassigned and tallies:
+        lines.append(f"{NOT_ASSIGNED}: {', '.join(unassigned)}")
     if any(first is not None for file in graded for first in file.first_tries):
         lines.append(f"first try*: {SELF_RECORDED}")
     for t in tallies:
@@ -103,6 +119,13 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
             who = f" [{', '.join(group.students)}]" if names else ""
             lines.append(f"    {shortened(visible(group.shown))} ({said}){': ' + note if note else ''}{who}")
     return "\n".join(lines) + "\n"
+
+
+def held_back(held: Sequence[GradedFile]) -> str:
+    """The students whose grade the filled export leaves blank until someone has reviewed them."""
+    count = len(held)
+    return (f"{count} student{'s' * (count != 1)} held back for review, their grade left blank in the LMS's file: "
+            + ", ".join(who(file) for file in held))  # fmt: skip
 
 
 def _exercise_line(t: ExerciseTally) -> str:

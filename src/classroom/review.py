@@ -4,6 +4,7 @@ Every answer that could not be read (with its text as typed, shown as text), a l
 that could not be read, a key that names no exercise, a file that could not be read at
 all, a student's files that were not counted (and a group where the latest is a guess),
 a file whose answers are shifted by a line (each is the next exercise's answer), a file
+that may be no attempt (the blank template, the key, another student's file), a file
 handed in that is no answers file, and a graded student the LMS's export does not know.
 ``review.csv`` holds them all; the summary counts them and lists the first few. What an
 override settled is not listed again.
@@ -75,6 +76,8 @@ def _items(file: GradedFile) -> list[Item]:
               for other in file.others]  # fmt: skip
     if file.undecided:
         items.append(Item(file, file.label, "", "which file counts?", None, file.undecided))
+    if file.doubt:
+        items.append(Item(file, file.label, "", "needs review", None, f"{file.doubt}; check before grading it"))
     return items
 
 
