@@ -95,10 +95,13 @@ def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held
     (folder / "ana.toml").write_text(shifted(0, 1), encoding="utf-8")
     (folder / "ben.toml").write_text(shifted(0, 1), encoding="utf-8")  # Ana's file, byte for byte
     (folder / "own.toml").write_text(own, encoding="utf-8")
+    for name in ("cal.toml", "dee.toml"):  # right throughout in the one template: alike by themselves, no copy
+        (folder / name).write_text(ALL_RIGHT, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
-        "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": ""
+        "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": "",
+        "cal.toml": "", "dee.toml": "",
     }  # fmt: skip
     assert rows["blank.toml"]["problems"] == "every answer is empty: the blank answers file, no attempt"
     assert rows["key.toml"]["problems"] == "the file is the answer key itself, as the course writes it"

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from predict_check import courses
+from predict_check.commands import piped
 from predict_check.errors import GradingError
 from predict_check.exercises import Course
 from predict_check.untrusted import quoted, visible
@@ -214,15 +215,7 @@ def _formats(text: str) -> tuple[str, ...]:
     return chosen
 
 
-def run(argv: list[str] | None = None) -> int:
-    """``main``, quietly stopped when its reader goes away (``grade ... | head``): the outputs are written by then."""
-    try:
-        status = main(argv)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more reaches the closed pipe
-        return 1
-    return status
+run = piped(main)  # stopped quietly when its reader goes away (grade ... | head): the outputs are written by then
 
 
 if __name__ == "__main__":

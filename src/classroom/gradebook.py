@@ -241,18 +241,25 @@ def rows(files: Sequence[GradedFile]) -> list[GradedFile]:
 
 
 def _the_same(counted: list[GradedFile]) -> list[GradedFile]:
-    """Rows whose files are the same, byte for byte, as another student's, each with a doubt that names the others."""
+    """Rows whose files are the same, byte for byte, as another student's, each with a doubt that names the others.
+
+    Only files that share an answer not right: students filling in one template, right
+    throughout, write the same bytes by themselves; the same wrong answer is what a copy shares.
+    """
     alike: dict[bytes, list[int]] = {}
     for index, file in enumerate(counted):
-        text = contents(file.path) if file.graded and file.doubt is None and file.sheet.unreadable is None else None
-        if text is not None:
-            alike.setdefault(text, []).append(index)
+        if file.graded and file.doubt is None and file.sheet.unreadable is None and _something_not_right(file):
+            alike.setdefault(contents(file.path), []).append(index)
     for indices in (indices for indices in alike.values() if len(indices) > 1):
         for index in indices:
             others = ", ".join(who(counted[other]) for other in indices if other != index)
             doubt = f"the same file, byte for byte, as another student's: {others}"
             counted[index] = replace(counted[index], doubt=doubt)
     return counted
+
+
+def _something_not_right(file: GradedFile) -> bool:
+    return any(not verdict.correct and verdict.outcome is not Outcome.NOT_ANSWERED for verdict in file.verdicts)
 
 
 def _attempt(file: GradedFile) -> tuple:
