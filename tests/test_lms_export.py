@@ -165,6 +165,32 @@ def test_feedback_pages_are_zipped_as_each_lms_s_bulk_upload_matches_them(tmp_pa
     assert parts[("301", "assignfeedback", "file")] == Path("out-moodle/feedback/001-ana-perez.html").read_bytes()
 
 
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_a_row_held_for_review_has_no_page_in_the_feedback_zip_and_its_page_says_the_grade_is_provisional(
+    tmp_path, capsys, lms
+):
+    (canvas_class if lms == "canvas" else moodle_class)(tmp_path / "class")
+    where = (
+        "okaforchloe_70002_678960_answers.toml" if lms == "canvas" else "Cy Lee_303_assignsubmission_file_/answers.toml"
+    )
+    (tmp_path / "class" / where).write_text(with_answer("mean-square", '"twelve and a half"', ALL_RIGHT))
+    assert main(["grade", "class", "--pattern", lms, "--out", "out"]) == 0
+    pages = zip_names(Path(f"out/{lms}-feedback.zip"))
+    held, sent, stem = ("70002", "69437", "002-okaforchloe") if lms == "canvas" else ("303", "301", "002-cy-lee")
+    assert [held in name for name in pages] == [False] and sent in next(iter(pages))  # only the row not held
+    for form in ("txt", "html", "md"):
+        page = Path(f"out/feedback/{stem}.{form}").read_text(encoding="utf-8")
+        assert "provisional, held for review" in page  # the teacher's copy says so
+    assert (
+        "provisional"
+        not in Path(f"out/feedback/001-{'tom-becker' if lms == 'canvas' else 'ana-perez'}.txt").read_text()
+    )
+    said = capsys.readouterr()
+    who = "okaforchloe (70002)" if lms == "canvas" else "Cy Lee (303)"  # Canvas's slug: no export names her
+    line = f"1 page left out of {lms}-feedback.zip, held for review (in feedback/ for you, marked provisional): {who}"
+    assert f"warning: {line}" in said.err and f"\n{line}\n" in said.out
+
+
 def test_an_export_that_gives_a_student_twice_is_refused_before_anything_is_written(tmp_path, capsys):
     canvas_class(tmp_path / "class")
     export = write_csv(tmp_path / "export.csv", canvas_export(twice=True))

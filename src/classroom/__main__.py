@@ -117,7 +117,7 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
         return 1
     if args.out is None:
         sys.stdout.write("".join(f"score: {_scored(file)}  {visible(file.label)}\n" for file in run.graded))
-    sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held))
+    sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out))
     if written:
         print(f"wrote {visible(str(args.out))}: {', '.join(name for name in written if '/' not in name)}, "
               f"and {len(run.graded)} feedback page{'s' * (len(run.graded) != 1)} in each form")  # fmt: skip
@@ -187,6 +187,8 @@ def _warnings(run: report.Run, args: argparse.Namespace) -> list[str]:
                     f"{run.lms}-feedback.zip: their files do not carry {run.lms.title()}'s numbers")  # fmt: skip
     if run.held:
         said.append(report.held_back(run.held))
+    if run.left_out:
+        said.append(run.left_out)
     if run.export is not None and run.export.lms == "canvas" and run.policy and run.policy.late_factor != 1:
         said.append("Canvas may deduct for lateness again on import: turn off its automatic late deduction "
                     "(the course's Gradebook settings, Late Policies) or drop [late] from the policy")  # fmt: skip

@@ -35,6 +35,10 @@ FORMATS = ("html", "txt", "md")  # the feedback pages' forms: to send by email o
 TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
 ABOUT_FILE = "About your answers file"  # the heading over what could not be read, apart from the teacher's note
+PROVISIONAL = (
+    "This grade is provisional, held for review: your teacher will look at your file before the grade is final, "
+    "and it may change."
+)
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
 TEMPLATES = jinja2.Environment(
@@ -98,6 +102,7 @@ class Page:
     sections: tuple[Section, ...] = ()
     others: tuple[str, ...] = ()
     first_tries: bool = False
+    held: str | None = None  # the grade is provisional: the row needs review
 
     @property
     def revisit(self) -> list[Section]:
@@ -119,12 +124,13 @@ def page(file: GradedFile) -> Page:
     late = "Handed in late: no points are taken off for it." if file.late and file.late_factor == 1 else late
     problems = tuple(file.problems())  # the file by its name as the class knows it, not by the teacher's folders
     who = (file.student.name, file.student.id, file.label, score, late, problems)
+    held = PROVISIONAL if file.graded and file.needs_review else None
     if file.sheet.unreadable is not None:
-        return Page(*who, (), problems[0], others=file.others)
+        return Page(*who, (), problems[0], others=file.others, held=held)
     not_right = [exercise for exercise in file.course if exercise.id not in file.right]
     sections = tuple(_section(file, position, not_right) for position in range(len(file.verdicts)))
     firsts = any(first is not None for first in file.first_tries)
-    return Page(*who, (*file.sheet.notes, *_shifted(file)), None, sections, file.others, firsts)
+    return Page(*who, (*file.sheet.notes, *_shifted(file)), None, sections, file.others, firsts, held)
 
 
 def _shifted(file: GradedFile) -> tuple[str, ...]:
@@ -210,6 +216,7 @@ def feedback_markdown(file: GradedFile, options: Options = Options(), built: Pag
     lines += [f"Answers file: {code_span(p.label)}", ""]
     lines += [f"Also handed in, not counted: {code_span(other)}\n" for other in p.others]
     lines += [f"Score: {_md(p.score)}", ""] + ([_md(p.late), ""] if p.late else [])
+    lines += [_md(p.held), ""] if p.held else []
     if options.note:
         lines += ["Note from your teacher:", ""]
         lines += ["\\\n".join(code_span(line) for line in paragraph) + "\n" for paragraph in options.paragraphs]
@@ -251,7 +258,7 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
     out = [TITLE, "=" * len(TITLE)] + ([one_line(options.title)] if options.title else [])
     out += ["", f"Student: {visible(p.name)}" + (f" (id {visible(p.student_id)})" if p.student_id else "")]
     out += [f"Answers file: {visible(p.label)}"] + [f"Also handed in, not counted: {visible(o)}" for o in p.others]
-    out += [f"Score: {p.score}"] + (_wrap(p.late) if p.late else [])
+    out += [f"Score: {p.score}"] + (_wrap(p.late) if p.late else []) + (_wrap(p.held) if p.held else [])
     if options.note:
         out += ["", "Note from your teacher:"]
         for number, paragraph in enumerate(options.paragraphs):

@@ -17,7 +17,7 @@ the handed-in file's id, the first two numbers between underscores in the name
 (``feedback_69437_678901_tom-becker.txt``; Canvas shows it under the name of the file
 handed in, so it is the plain-text page, readable whatever its name); Moodle's "Upload
 multiple feedback files in a zip" by the participant's number in a folder's name
-(``ana-perez_301_assignfeedback_file_/feedback.html``).
+(``ana-perez_301_assignfeedback_file_/feedback.html``). A row held for review has no page in the zip.
 """
 
 from __future__ import annotations
@@ -206,13 +206,16 @@ def comment(file: GradedFile) -> str:
 
 
 def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes]) -> tuple[bytes, int]:
-    """Each student's page (in the LMS's ``FORM``) named as its bulk feedback upload expects, zipped; how many."""
+    """Each student's page (in the LMS's ``FORM``) named as its bulk feedback upload expects, zipped; how many.
+
+    A row held for review sends no page: its score is provisional, and its grade is not in the LMS's file.
+    """
     buffer = io.BytesIO()
     count = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file, data in zip(graded, pages):
             name = entry_name(lms, file)
-            if name is not None and file.graded:
+            if name is not None and file.graded and not file.needs_review:
                 entry = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
                 entry.external_attr = 0o644 << 16
                 archive.writestr(entry, data, zipfile.ZIP_DEFLATED)

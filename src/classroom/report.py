@@ -70,6 +70,17 @@ class Run:
         return [file for file in self.graded if self.filled and file.needs_review and id(file) not in missing]
 
     @cached_property
+    def left_out(self) -> str | None:
+        """The pages the LMS's feedback zip leaves out because their rows are held for review, in words."""
+        left = [file for file in self.graded if self.lms and file.graded and file.needs_review
+                and lms.entry_name(self.lms, file) is not None]  # fmt: skip
+        if not left:
+            return None
+        count = len(left)
+        return (f"{count} page{'s' * (count != 1)} left out of {self.lms}-feedback.zip, held for review "
+                f"(in feedback/ for you, marked provisional): " + ", ".join(who(file) for file in left))  # fmt: skip
+
+    @cached_property
     def items(self) -> list[review.Item]:
         return review.queue(self.graded, self.found, self.filled[1] if self.filled else ())
 
@@ -83,7 +94,8 @@ class Run:
 
 
 def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally], names: bool = False,
-            items: Sequence[review.Item] = (), held: Sequence[GradedFile] = ()) -> str:  # fmt: skip
+            items: Sequence[review.Item] = (), held: Sequence[GradedFile] = (),
+            left_out: str | None = None) -> str:  # fmt: skip
     """The class at a glance: the means in points and in exercises, the review queue, who is held back, each exercise.
 
     Students are named only with ``names`` (a summary may be shown to a class), except in the review queue.
@@ -104,6 +116,8 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     ]
     if held:
         lines.append(held_back(held))
+    if left_out:
+        lines.append(left_out)
     unassigned = [
         exercise_id for exercise_id in course.exercises if exercise_id not in {t.exercise_id for t in tallies}
     ]
