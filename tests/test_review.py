@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from pathlib import Path
 
@@ -65,6 +66,24 @@ def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path
     rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert (rows["shifted.toml"]["needs review"], rows["shifted.toml"]["points"]) == ("yes", str(M - 6))
     assert rows["one-slip.toml"]["needs review"] == ""
+
+
+def test_every_row_that_needs_review_says_why_in_the_gradebook_s_problems(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "shifted.toml").write_text(shifted(0, 6), encoding="utf-8")
+    (folder / "unread.toml").write_text(with_answer("mean-square", '"twelve and a half"'), encoding="utf-8")
+    for name in ("a.toml", "b.toml"):  # one student's two files, changed at the same time: which counts is a guess
+        (folder / name).write_text('id = "7"\n' + ALL_RIGHT, encoding="utf-8")
+        os.utime(folder / name, (1_700_000_000, 1_700_000_000))
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert {name: row["needs review"] for name, row in rows.items()} == {
+        "shifted.toml": "yes", "unread.toml": "yes", "b.toml": "yes"
+    }  # fmt: skip
+    assert rows["shifted.toml"]["problems"] == "answers shifted by a line: " + ", ".join(i for i, _ in ANSWERS[:6])
+    assert rows["unread.toml"]["problems"] == "answers not read: mean-square"
+    assert rows["b.toml"]["problems"] == "cannot tell which of 2 files came last; counted b.toml"
 
 
 def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_queued(tmp_path, capsys):

@@ -101,8 +101,22 @@ class GradedFile:
     @property
     def needs_review(self) -> bool:
         """Whether a person should look: a line or an answer not read, an unknown key, a guess, a shift, a doubt."""
-        unread = any(verdict.outcome is Outcome.UNREADABLE for verdict in self.verdicts)
-        return unread or bool(self.sheet.problems() or self.undecided or self.shifted or self.doubt)
+        return bool(self.reasons())
+
+    def reasons(self) -> list[str]:
+        """Why the row needs review, each in words (grades.csv's problems): none for a row that does not."""
+        bad = {line.key for line in self.sheet.bad}
+        unread = [
+            v.exercise_id
+            for v in self.verdicts
+            if v.outcome is Outcome.UNREADABLE and v.exercise_id not in {*bad, *self.shifted}
+        ]
+        return [
+            *self.problems(),
+            *([f"answers not read: {', '.join(unread)}"] if unread and self.sheet.unreadable is None else []),
+            *([f"answers shifted by a line: {', '.join(self.shifted)}"] if self.shifted else []),
+            *filter(None, [self.undecided, self.doubt]),
+        ]
 
     def problems(self) -> list[str]:
         """The sheet's problems, naming the file as the class knows it (its label), not by the teacher's folders."""
@@ -497,7 +511,7 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
-                csv_cell(" | ".join([*file.problems(), *filter(None, [file.doubt])]), composed=True),
+                csv_cell(" | ".join(file.reasons()), composed=True),
                 key,
             ]
         )
