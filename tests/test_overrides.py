@@ -48,6 +48,27 @@ def test_an_override_sets_a_verdict_or_points_with_the_reason_on_the_page_and_se
     assert "Set by your teacher: Half a point: the sum, not the mean." in text
 
 
+def test_settled_releases_a_row_held_for_review_with_the_reason_in_the_gradebook_and_the_queue(folder, tmp_path):
+    assert main(["grade", str(folder), "--out", "before"]) == 0
+    held = list(csv.DictReader(io.StringIO(Path("before/grades.csv").read_text(encoding="utf-8"))))
+    assert [row["needs review"] for row in held] == ["yes", ""]  # Ana's answer could not be read
+    (tmp_path / "overrides.toml").write_text(
+        '[301]\nsettled = "Looked: words, not a number; =no points."\n'
+        '["Ben Ode".mean-square]\npoints = 0.5\nreason = "Half a point."\n',
+        encoding="utf-8",
+    )
+    assert main(["grade", str(folder), "--overrides", "overrides.toml", "--out", "out"]) == 0
+    gradebook = {row["file"]: row for row in rows("grades.csv")}
+    ana = gradebook["ana.toml"]
+    assert (ana["needs review"], ana["points"], ana["circle-image"]) == ("", str(M - 1), "0")
+    assert ana["problems"] == "answers not read: circle-image | settled: Looked: words, not a number; =no points."
+    assert gradebook["ben.toml"]["mean-square"] == "0.5"  # an exercise's override works beside it
+    assert [(row["what"], row["what to do"]) for row in rows("review.csv")] == [
+        ("answer not read", "settled: Looked: words, not a number; =no points.")
+    ]
+    assert "provisional" not in Path("out/feedback/001-ana.txt").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("overrides", "says"),
     [
@@ -59,6 +80,8 @@ def test_an_override_sets_a_verdict_or_points_with_the_reason_on_the_page_and_se
         ('[301.mean-square]\npoints = 2\nreason = "x"\n', "points must be a number from 0 to 1, the exercise's points"),
         ('[301.mean-square]\nverdict = "excellent"\nreason = "x"\n', "verdict must be one of correct, right so far"),
         ('[301.mean-square]\nverdict = "correct"\n', "expected a reason in quotes"),
+        ("[301]\nsettled = 1\n", '[301]: expected settled = "the reason", in quotes'),
+        ('[301]\nsettled = "x"\nmean-square = 1\n', "'301' must hold tables like [301.mean-square]"),
     ],
 )
 def test_an_override_that_cannot_be_applied_is_refused_and_nothing_is_written(

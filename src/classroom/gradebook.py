@@ -70,6 +70,7 @@ class GradedFile:
     regraded: Mapping[str, str] = field(default_factory=dict)
     graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
     doubt: str | None = None
+    settled: str | None = None  # the teacher's reason for releasing a row held for review (``overrides``)
 
     @property
     def path(self) -> Path:
@@ -100,8 +101,9 @@ class GradedFile:
 
     @property
     def needs_review(self) -> bool:
-        """Whether a person should look: a line or an answer not read, an unknown key, a guess, a shift, a doubt."""
-        return bool(self.reasons())
+        """Whether a person should look (a line or an answer not read, an unknown key, a guess, a shift, a doubt),
+        and has not settled it."""
+        return self.settled is None and bool(self.reasons())
 
     def reasons(self) -> list[str]:
         """Why the row needs review, each in words (grades.csv's problems): none for a row that does not."""
@@ -511,7 +513,10 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
-                csv_cell(" | ".join(file.reasons()), composed=True),
+                csv_cell(
+                    " | ".join([*file.reasons(), *([f"settled: {file.settled}"] if file.settled else [])]),
+                    composed=True,
+                ),
                 key,
             ]
         )

@@ -6,8 +6,14 @@
     reason = "116.6 degrees is the angle asked: right."
 
 The reason is shown on the student's page and in the long gradebook, and the review
-queue no longer lists what an override settled. Every student and exercise named must
-be in the gradebook: one that is not is refused, with what was expected.
+queue no longer lists what an override settled. A row held for review is released by
+``settled``, its reason shown in the gradebook's problems and the review queue:
+
+    [1028]                  # the student's id (or their name, in quotes)
+    settled = "Looked: a line slipped; graded as it stands."
+
+Every student and exercise named must be in the gradebook: one that is not is refused,
+with what was expected.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from predict_check.verdicts import Outcome
 from .gradebook import GradedFile
 from .policy import Policy
 
+SETTLED = "settled"  # the key that releases a row held for review, with the reason
 VERDICTS = {outcome.value: outcome for outcome in Outcome if outcome is not Outcome.UNREADABLE}
 
 
@@ -37,7 +44,7 @@ class OverridesError(GradingError):
 
 @dataclass(frozen=True)
 class Override:
-    """An exercise set by hand: to an outcome (its points follow the policy) or to points, and why."""
+    """An exercise set by hand: to an outcome (its points follow the policy) or to points, and why; or a row settled."""
 
     outcome: Outcome | None
     points: float | None
@@ -55,7 +62,10 @@ def load(course: Course, policy: Policy, path: Path) -> dict[str, dict[str, Over
         raise OverridesError(f"the overrides file {name} is not TOML in UTF-8: {error}") from None
     return {
         student: {
-            exercise: _override(course, policy, name, student, exercise, value) for exercise, value in table.items()
+            exercise: _settled(name, student, value)
+            if exercise == SETTLED
+            else _override(course, policy, name, student, exercise, value)
+            for exercise, value in table.items()
         }
         for student, table in _tables(data, name).items()
     }
@@ -63,9 +73,16 @@ def load(course: Course, policy: Policy, path: Path) -> dict[str, dict[str, Over
 
 def _tables(data: Mapping[str, object], name: str) -> Mapping[str, Mapping[str, object]]:
     for student, table in data.items():
-        if not isinstance(table, dict) or not all(isinstance(value, dict) for value in table.values()):
+        exercises = [value for key, value in table.items() if key != SETTLED] if isinstance(table, dict) else []
+        if not isinstance(table, dict) or not all(isinstance(value, dict) for value in exercises):
             raise OverridesError(f"{name}: {quoted(student)} must hold tables like [{student}.mean-square]")
     return data
+
+
+def _settled(name: str, student: str, reason: object) -> Override:
+    if not isinstance(reason, str) or not reason.strip():
+        raise OverridesError(f'{name}: [{visible(student)}]: expected settled = "the reason", in quotes')
+    return Override(None, None, reason.strip())
 
 
 def _override(course: Course, policy: Policy, name: str, student: str, exercise: str, value: dict) -> Override:
@@ -122,5 +139,7 @@ def _regraded(row: GradedFile, table: Mapping[str, Override], policy: Policy) ->
             right |= {verdict.exercise_id} if override.outcome is Outcome.CORRECT else set()
         else:
             points[position] = override.points
-    reasons = {exercise: override.reason for exercise, override in table.items()}
-    return replace(row, verdicts=tuple(verdicts), points=tuple(points), right=frozenset(right), regraded=reasons)
+    reasons = {exercise: override.reason for exercise, override in table.items() if exercise != SETTLED}
+    settled = table[SETTLED].reason if SETTLED in table else None
+    return replace(row, verdicts=tuple(verdicts), points=tuple(points), right=frozenset(right), regraded=reasons,
+                   settled=settled)  # fmt: skip

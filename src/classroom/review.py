@@ -7,7 +7,7 @@ a file whose answers are shifted by a line (each is the next exercise's answer),
 that may be no attempt (the blank template, the key, another student's file), a file
 handed in that is no answers file, and a graded student the LMS's export does not know.
 ``review.csv`` holds them all; the summary counts them and lists the first few. What an
-override settled is not listed again.
+override settled is not listed again; the items of a row the overrides settled say so, with the reason.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from predict_check.untrusted import csv_cell, one_line, quoted, visible
 from predict_check.verdicts import Outcome
@@ -78,6 +78,8 @@ def _items(file: GradedFile) -> list[Item]:
         items.append(Item(file, file.label, "", "which file counts?", None, file.undecided))
     if file.doubt:
         items.append(Item(file, file.label, "", "needs review", None, f"{file.doubt}; check before grading it"))
+    if file.settled:
+        return [replace(item, todo=f"settled: {file.settled}") for item in items]
     return items
 
 
@@ -109,7 +111,9 @@ def summary(items: Sequence[Item]) -> list[str]:
     if not items:
         return ["review queue: nothing to review"]
     kinds = Counter(item.what for item in items)
-    lines = [f"review queue ({len(items)} in review.csv): " + "; ".join(f"{what}: {n}" for what, n in kinds.items())]
+    settled = sum(bool(item.file and item.file.settled) for item in items)
+    lines = [f"review queue ({len(items)} in review.csv): " + "; ".join(f"{what}: {n}" for what, n in kinds.items())
+             + (f"; {settled} settled by the overrides" if settled else "")]  # fmt: skip
     for item in items[:LISTED]:
         whose = who(item.file) if item.file else visible(item.label)
         where = f" {item.exercise}" if item.exercise else ""
