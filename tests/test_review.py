@@ -103,6 +103,12 @@ def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_q
     assert "beckertom_69437_678901_essay.docx is no answers file; not graded" in rows["69437"]["problems"]
     queued = {(row["file"], row["what"]) for row in queue()}
     assert queued == {("beckertom_69437_678901_essay.docx", "not graded"), ("teacher-notes.txt", "not graded")}
+    stem = Path("out/feedback", rows["69437"]["feedback page"]).with_suffix("")
+    for form in ("txt", "html", "md"):  # the page gives no score, as the gradebook gives none
+        page = stem.with_suffix(f".{form}").read_text(encoding="utf-8")
+        assert "Score: not graded: the file handed in is no answers file" in page and " points" not in page
+    long = [row for row in csv.DictReader(io.StringIO(Path("out/grades-long.csv").read_text())) if row["id"] == "69437"]
+    assert len(long) == M and {(row["verdict"], row["points"]) for row in long} == {("unreadable", "")}
 
 
 def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held_for_review(tmp_path, capsys):

@@ -119,6 +119,8 @@ def page(file: GradedFile) -> Page:
     score = (
         f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
         f"{file.score} of {len(file.verdicts)} exercises right"
+        if file.graded
+        else "not graded: the file handed in is no answers file"
     )
     late = f"Handed in late: the points are multiplied by {number(file.late_factor)}." if file.late else None
     late = "Handed in late: no points are taken off for it." if file.late and file.late_factor == 1 else late

@@ -552,7 +552,7 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
                     verdict.exercise_id,
                     typed_cell(file.typed(position)),
                     verdict.outcome.value,
-                    number(file.points[position]),
+                    number(file.points[position]) if file.graded else "",  # no answers file: no points
                     csv_cell(note, composed=True),
                     (first_word(first) + (", no final answer" if first.unanswered else "")) if first else "",
                     typed_cell(first_typed),
