@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hostile import ALL_RIGHT, with_answer, without
 from leaks import unstated
 from submissions import generate_class, slip, write_class
 
@@ -40,6 +41,22 @@ def sections(page: str) -> dict[str, str]:
 def unescaped(markdown: str) -> str:
     """Markdown's escapes taken out: the text as a reader sees it."""
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def test_the_summary_s_mean_is_over_the_rows_exported_and_says_how_many_are_held_for_review(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "all-right.toml").write_text(ALL_RIGHT, encoding="utf-8")
+    (folder / "held.toml").write_text(with_answer("mean-square", '"twelve and a half"', ALL_RIGHT), encoding="utf-8")
+    (folder / "one-missing.toml").write_text(without("mean-square", ALL_RIGHT), encoding="utf-8")
+    assert main(["grade", str(folder)]) == 0
+    (first,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("graded ")]
+    total = len(COURSE.exercises)
+    mean = (total + total - 1) / 2  # all right, and one not answered; the held row (M - 1) is in no mean
+    assert first == (
+        f"graded 3 students (3 files): mean {round(mean, 1):g} of {total} points ({round(100 * mean / total, 1):g}%), "
+        f"{round(mean, 1):g} of {total} exercises right; 1 held for review, not in the mean"
+    )
 
 
 def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_answers(graded):

@@ -105,13 +105,17 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     files = len(graded) + sum(len(file.others) for file in graded)
     not_graded = sum(not file.graded for file in graded)
     graded = [file for file in graded if file.graded]  # a row with no answers file is in no mean
-    mean = sum(file.total for file in graded) / len(graded) if graded else 0.0
-    right = sum(file.score for file in graded) / len(graded) if graded else 0.0
+    settled = [file for file in graded if not file.needs_review]  # nor one held for review: the mean is exported
+    mean = sum(file.total for file in settled) / len(settled) if settled else 0.0
+    right = sum(file.score for file in settled) / len(settled) if settled else 0.0
     share = 100 * mean / maximum if maximum else 0.0
+    held_count = len(graded) - len(settled)
     lines = [
         f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
         f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
-        "exercises right" + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
+        "exercises right"
+        + (f"; {held_count} held for review, not in the mean" if held_count else "")
+        + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
     ]
     if held:
