@@ -36,8 +36,7 @@ TITLE = "Feedback on your predictions"
 WIDTH = 76  # columns of a plain-text page
 ABOUT_FILE = "About your answers file"  # the heading over what could not be read, apart from the teacher's note
 PROVISIONAL = (
-    "This grade is provisional, held for review: your teacher will look at your file before the grade is final, "
-    "and it may change."
+    "This grade is provisional, held for review: your file is looked at before the grade is final, and it may change."
 )
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
