@@ -35,9 +35,10 @@ def shifted(start: int, count: int) -> str:
 def test_every_answer_and_line_not_read_is_queued_with_its_text_as_typed(tmp_path, capsys):
     folder = tmp_path / "class"
     folder.mkdir()
-    text = with_answer("mean-square", '"twelve and a half"', with_answer("plateau-value", '"=HYPERLINK(1)"'))
+    text = with_answer("mean-square", '"twelve and a half"', with_answer("plateau-value", '"=HYPERLINK(1)"', ALL_RIGHT))
     (folder / "a.toml").write_text(text, encoding="utf-8")
-    (folder / "b.toml").write_text(with_answer("output-shape", "[2, 5, 3") + "no-such = 1\n", encoding="utf-8")
+    b = with_answer("output-shape", "[2, 5, 3", ALL_RIGHT) + "no-such = 1\n"
+    (folder / "b.toml").write_text(b, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     rows = [(row["file"], row["exercise"], row["what"], row["as typed"]) for row in queue()]
     assert rows == [
@@ -91,21 +92,24 @@ def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held
     folder.mkdir()
     (folder / "blank.toml").write_text(answers_file(COURSE), encoding="utf-8")
     (folder / "key.toml").write_text(SOLUTIONS, encoding="utf-8")
-    own = with_answer("mean-square", "25", SOLUTIONS)  # the key with one answer changed: an attempt of one's own
+    own = with_answer("mean-square", "25", ALL_RIGHT)  # the blank file typed in, one answer wrong: one's own
+    edited = with_answer("mean-square", "25", SOLUTIONS)  # the key's own text with one answer changed
     (folder / "ana.toml").write_text(shifted(0, 1), encoding="utf-8")
     (folder / "ben.toml").write_text(shifted(0, 1), encoding="utf-8")  # Ana's file, byte for byte
     (folder / "own.toml").write_text(own, encoding="utf-8")
+    (folder / "edited.toml").write_text(edited, encoding="utf-8")
     for name in ("cal.toml", "dee.toml"):  # right throughout in the one template: alike by themselves, no copy
         (folder / name).write_text(ALL_RIGHT, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
         "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": "",
-        "cal.toml": "", "dee.toml": "",
+        "cal.toml": "", "dee.toml": "", "edited.toml": "yes",
     }  # fmt: skip
     assert rows["blank.toml"]["problems"] == "every answer is empty: the blank answers file, no attempt"
     assert rows["key.toml"]["problems"] == "the file is the answer key itself, as the course writes it"
+    assert rows["edited.toml"]["problems"].startswith("the file starts as the answer key does")
     assert rows["ana.toml"]["problems"] == "the same file, byte for byte, as another student's: ben"
     held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
-    assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "key.toml"]
+    assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "edited.toml", "key.toml"]
     assert held["ben.toml"] == "the same file, byte for byte, as another student's: ana; check before grading it"

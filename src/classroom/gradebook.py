@@ -194,13 +194,16 @@ def _key(course: Course) -> bytes:
 
 
 def _doubt(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> str | None:
-    """Why a readable file is no attempt: every answer empty (the blank template), or the answer key itself."""
+    """Why a readable file is no attempt: every answer empty (the blank template), the answer key, or the key edited."""
     if sheet.unreadable is not None:
         return None
     if all(verdict.outcome is Outcome.NOT_ANSWERED for verdict in judged.values()):
         return "every answer is empty: the blank answers file, no attempt"
-    if contents(sheet.path) == _key(course):
+    text = contents(sheet.path)
+    if text == _key(course):
         return "the file is the answer key itself, as the course writes it"
+    if text is not None and text.startswith(_key(course).partition(b"\n")[0]):
+        return "the file starts as the answer key does: the key's own text, edited, not a file of the student's own"
     return None
 
 
