@@ -36,6 +36,7 @@ from .students import Pattern, Student, identify
 
 TOP = 3  # answers per exercise the summary shows
 REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
+APART = 2  # seconds between two files' times that order them: an unzip sets a folder's times alike
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 
@@ -275,8 +276,9 @@ def _counted(group: list[GradedFile]) -> GradedFile:
     ranked = sorted(group, key=_attempt)
     latest, others = ranked[-1], ranked[:-1]
     undecided = None
-    if _attempt(others[-1]) == _attempt(latest):
-        undecided = f"cannot tell which of {len(group)} files came last; counted {visible(latest.label)}"
+    if _attempt(others[-1])[:2] == _attempt(latest)[:2] and _attempt(latest)[2] - _attempt(others[-1])[2] < APART:
+        undecided = (f"cannot tell which of {len(group)} files came last (changed within {APART} seconds, as an "
+                     f"unzip leaves them); counted {visible(latest.label)}")  # fmt: skip
     named = sorted(set(filter(None, (file.sheet.identity("name") for file in group))))  # as the files name themselves
     if len(named) > 1:
         undecided = f"files of one id name {len(named)} students: {', '.join(map(visible, named))}"
