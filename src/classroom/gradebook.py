@@ -27,7 +27,7 @@ from predict_check.errors import AnswerKindError
 from predict_check.exercises import Course
 from predict_check.sheets import AnswerSheet, FirstTry, answers_file
 from predict_check.slips import carried_from
-from predict_check.untrusted import csv_cell, visible
+from predict_check.untrusted import csv_cell, quoted, visible
 from predict_check.verdicts import Outcome, Verdict, judge
 
 from .files import Source, label_of
@@ -71,6 +71,7 @@ class GradedFile:
     regraded: Mapping[str, str] = field(default_factory=dict)
     graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
     doubt: str | None = None
+    renamed: str | None = None  # the name the file gives itself where the record (LMS, roster) names another
 
     @property
     def path(self) -> Path:
@@ -160,7 +161,22 @@ def grade_file(
         shifted=_shifted(course, sheet, judged),
         graded=graded,
         doubt=_doubt(course, sheet, judged),
+        renamed=_renamed(sheet.identity("name"), (names or policy.names).get(student.id or "")),
     )
+
+
+def _renamed(own: str | None, record: str | None) -> str | None:
+    """Where the file names its student otherwise than the record (the LMS, the roster) does: said, not held back.
+
+    The same words in another order are the same name (Canvas writes ``Becker, Tom``).
+    """
+    if own is None or record is None or _words(own) == _words(record):
+        return None
+    return f"the file names its student {quoted(own)}; the LMS's record (or the roster) names them {quoted(record)}"
+
+
+def _words(name: str) -> list[str]:
+    return sorted(name.replace(",", " ").casefold().split())
 
 
 def grade_files(
@@ -502,7 +518,7 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
-                csv_cell(" | ".join([*file.problems(), *filter(None, [file.doubt])]), composed=True),
+                csv_cell(" | ".join([*file.problems(), *filter(None, [file.doubt, file.renamed])]), composed=True),
                 key,
             ]
         )
