@@ -12,6 +12,7 @@ import pytest
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
+from predict_check.saved import Predictions, typed_answers_file
 from predict_check.sheets import answers_file
 from rmsnorm_course.questions import COURSE
 
@@ -113,3 +114,26 @@ def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held
     held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
     assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "edited.toml", "key.toml"]
     assert held["ben.toml"] == "the same file, byte for byte, as another student's: ana; check before grading it"
+
+
+def test_a_file_cut_short_needs_review_and_a_download_from_the_book_does_not(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    kept = [line for line in ALL_RIGHT.splitlines() if not line.startswith("#")]
+    cut = [n for n, line in enumerate(kept) if " = " in line][5]  # cut after the fifth exercise
+    (folder / "cut.toml").write_text("\n".join(kept[:cut]) + "\n", encoding="utf-8")
+    two_gone = "".join(
+        f"{key} = {value}\n" for key, value in ANSWERS[:-2]
+    )  # two exercises left out: fewer than a quarter
+    (folder / "two-gone.toml").write_text(two_gone, encoding="utf-8")
+    book = typed_answers_file(COURSE, Predictions(last={ANSWERS[0][0]: "12.5"}, name="Ana"))  # one prediction made
+    (folder / "book.toml").write_text(book, encoding="utf-8")
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert {name: row["needs review"] for name, row in rows.items()} == {
+        "cut.toml": "yes", "two-gone.toml": "", "book.toml": "",
+    }  # fmt: skip
+    said = f"{M - 5} exercises are missing from the file, from {ANSWERS[5][0]} on: was it cut short?"
+    assert rows["cut.toml"]["problems"] == said
+    held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
+    assert held == {"cut.toml": said + "; check before grading it"}

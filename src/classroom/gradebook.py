@@ -37,6 +37,7 @@ from .students import Pattern, Student, identify
 TOP = 3  # answers per exercise the summary shows
 REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
 APART = 2  # seconds between two files' times that order them: an unzip sets a folder's times alike
+CUT_SHORT = 0.25  # the share of the assigned exercises missing from a file (not even "") that says it was cut short
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 
@@ -160,7 +161,7 @@ def grade_file(
         changed,
         shifted=_shifted(course, sheet, judged),
         graded=graded,
-        doubt=_doubt(course, sheet, judged),
+        doubt=_doubt(course, sheet, judged) or _cut_short(sheet, ids),
         renamed=_renamed(sheet.identity("name"), (names or policy.names).get(student.id or "")),
     )
 
@@ -222,6 +223,19 @@ def _doubt(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) ->
     if text is not None and text.startswith(_key(course).partition(b"\n")[0]):
         return "the file starts as the answer key does: the key's own text, edited, not a file of the student's own"
     return None
+
+
+def _cut_short(sheet: AnswerSheet, assigned: Sequence[str]) -> str | None:
+    """Where ``CUT_SHORT`` of the assigned exercises or more are not in the file at all, not even as ``""``.
+
+    The blank file and the book's download list every exercise; a file that stops part way
+    would otherwise read as "not answered" from there on.
+    """
+    present = {*sheet.answers, *(line.key for line in sheet.bad)}
+    missing = [exercise_id for exercise_id in assigned if exercise_id not in present]
+    if sheet.unreadable is not None or not missing or len(missing) < CUT_SHORT * len(assigned):
+        return None
+    return f"{len(missing)} exercises are missing from the file, from {missing[0]} on: was it cut short?"
 
 
 def _shifted(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> tuple[str, ...]:
