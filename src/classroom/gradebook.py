@@ -51,7 +51,8 @@ class GradedFile:
     files, not counted; ``undecided`` says why the counted one is a guess; ``shifted``
     names the answers that are each a neighbouring exercise's; ``regraded`` the teacher's
     reason for each exercise set by hand (``overrides``); ``doubt`` why the file may be no
-    attempt of the student's own: the blank template, the answer key, another student's file.
+    attempt of the student's own (the blank template, the answer key, another student's file)
+    or not all of it (cut short); ``renamed`` the name it gives itself where the record names another.
     """
 
     sheet: AnswerSheet
