@@ -34,6 +34,8 @@ from rmsnorm_course.questions import COURSE  # noqa: E402
 
 SOLUTIONS = answers_file(COURSE, solutions=True)
 ANSWERS = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)
+TEMPLATE = answers_file(COURSE)  # the blank file the students get
+RIGHT = re.sub(r'^([a-z0-9-]+) = ""$', lambda m: f"{m[1]} = {dict(ANSWERS)[m[1]]}", TEMPLATE, flags=re.M)  # typed in
 SURNAMES = "garcia lee okafor novak silva kim rossi haddad ito muller dubois jensen ali costa"
 FIRSTS = "ana ben chloe dev eva finn gia hugo iris jon kai lena mo nia omar pia quinn rui sara tom"
 KINDS = ["blank"] * 3 + ["partial"] * 3 + ["slips"] * 9 + ["book"] * 5 + ["typed"] * 4 + ["right"] * 2
@@ -69,27 +71,31 @@ def student(n: int) -> tuple[str, str, str]:
 
 def answers(kind: str, n: int) -> bytes:
     full, number = student(n)[1:]
-    letter = re.search(r'^zero-row-zero-eps = "([A-Z])"$', SOLUTIONS, re.M).group(1)
-    partial = "\n".join(SOLUTIONS.splitlines()[: SOLUTIONS.index("tiny-normalized") // 60]) + "\n"
+    letter = re.search(r'^zero-row-zero-eps = "([A-Z])"$', RIGHT, re.M).group(1)
+    partial = "\n".join(RIGHT.splitlines()[: RIGHT.index("tiny-normalized") // 60]) + "\n"  # cut short
+    if n != 5:  # the rest left blank: answered part way, as the blank file has it
+        partial = re.sub(
+            r'^([a-z0-9-]+) = ""$', lambda m: f"{m[1]} = {dict(ANSWERS)[m[1]]}", TEMPLATE, count=4, flags=re.M
+        )
     shifted = "".join(
         f"{key} = {ANSWERS[i + 1][1] if 3 <= i < 9 else value}\n" for i, (key, value) in enumerate(ANSWERS)
     )
-    numpy = with_answer(slips(SOLUTIONS, 1), "normalized", '"[0.84852814 1.13137085]"')  # as numpy prints them
+    numpy = with_answer(slips(RIGHT, 1), "normalized", '"[0.84852814 1.13137085]"')  # as numpy prints them
     numpy = with_answer(
         with_answer(numpy, "mean-square", '"np.float64(12.5)"'), "output", '"array([1.27279, 0.56568])"'
     )
-    quoted = re.sub(r"^([a-z0-9-]+) = ([^\"].*)$", r'\1 = "\2"', SOLUTIONS, flags=re.M)  # typed inside the quotes
-    book = f'name = "{full}"\nid = "{number}"\n' + slips(SOLUTIONS, n)
+    quoted = re.sub(r"^([a-z0-9-]+) = ([^\"].*)$", r'\1 = "\2"', RIGHT, flags=re.M)  # typed inside the quotes
+    book = f'name = "{full}"\nid = "{number}"\n' + slips(RIGHT, n)
     book += '\n[first-tries]\nmean-square = "25"\nreciprocal-rms = "0.282843"\nnormalized = "[0.6, 0.8]"\n'
     typed = [
-        re.sub(r'= "([A-Z])"', lambda m: f"= \u201c{m.group(1)}\u201d", SOLUTIONS),  # Word's quotes on every choice
-        with_answer(SOLUTIONS, "zero-row-zero-eps", letter),  # a letter without quotes
-        with_answer(slips(SOLUTIONS, 3), "zero-row-zero-eps", f'"{letter}'),  # a quote never closed
+        re.sub(r'= "([A-Z])"', lambda m: f"= \u201c{m.group(1)}\u201d", RIGHT),  # Word's quotes on every choice
+        with_answer(RIGHT, "zero-row-zero-eps", letter),  # a letter without quotes
+        with_answer(slips(RIGHT, 3), "zero-row-zero-eps", f'"{letter}'),  # a quote never closed
     ]
     made = {
-        "blank": answers_file(COURSE),
+        "blank": TEMPLATE,
         "partial": partial,
-        "slips": slips(SOLUTIONS, n),
+        "slips": slips(RIGHT, n),
         "book": book + "\n[shown-before-first-try]\nplateau-value = true\n",
         "right": quoted,
         "two files": quoted,
@@ -98,7 +104,7 @@ def answers(kind: str, n: int) -> bytes:
         "docx": "PK\x03\x04 a word processor's file",
     }
     if kind == "typed" and n % 4 == 3:
-        return ("# r\u00e9ponses de l'\u00e9tudiant\n" + slips(SOLUTIONS, 7)).encode("cp1252")  # Windows-1252
+        return ("# r\u00e9ponses de l'\u00e9tudiant\n" + slips(RIGHT, 7)).encode("cp1252")  # Windows-1252
     return (typed[n % 4] if kind == "typed" else made[kind]).encode()
 
 
@@ -118,7 +124,7 @@ def make_class(folder: Path, layout: str) -> None:
             draft = path.with_name(
                 f"{slug}_{number}_{40001 + n}_answers-draft.toml" if layout == "canvas" else "draft.toml"
             )
-            draft.write_bytes("\n".join(SOLUTIONS.splitlines()[:40]).encode())
+            draft.write_bytes("\n".join(RIGHT.splitlines()[:40]).encode())
             stamp = path.stat().st_mtime - 3600
             os.utime(draft, (stamp, stamp))
 

@@ -18,7 +18,9 @@ from rmsnorm_course.questions import COURSE
 
 M = len(COURSE.exercises)
 SOLUTIONS = answers_file(COURSE, solutions=True)
-ALL_RIGHT = SOLUTIONS + "# checked before handing in\n"  # every answer right, in a file of one's own: not the key
+REFERENCE = dict(re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M))
+# every answer right, typed into the blank file as a student does: a file of one's own, not the key's text
+ALL_RIGHT = re.sub(r'^([a-z0-9-]+) = ""$', lambda m: f"{m[1]} = {REFERENCE[m[1]]}", answers_file(COURSE), flags=re.M)
 MiB = 2**20
 
 

@@ -12,7 +12,7 @@ import io
 import re
 
 import pytest
-from hostile import SOLUTIONS, M, line_of, with_answer
+from hostile import ALL_RIGHT, SOLUTIONS, M, line_of, with_answer
 
 from classroom.__main__ import main
 from classroom.feedback import feedback_markdown, feedback_text
@@ -23,10 +23,10 @@ from rmsnorm_course.questions import COURSE
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")
 LETTERS = {i: re.search(rf'^{i} = "([A-Z])"$', SOLUTIONS, re.M).group(1) for i in CHOICES}
-CURLY = with_answer(  # the reference answers, two of them in a word processor's quotes
+CURLY = with_answer(  # every answer right, typed into the blank file, two of them in a word processor's quotes
     "zero-row-zero-eps",
     f"\u201c{LETTERS['zero-row-zero-eps']}\u201d",
-    with_answer("eps-near-zero", f"\u2018{LETTERS['eps-near-zero']}\u2019"),
+    with_answer("eps-near-zero", f"\u2018{LETTERS['eps-near-zero']}\u2019", ALL_RIGHT),
 )
 
 

@@ -15,12 +15,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, REFERENCE, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
+from predict_check.sheets import answers_file
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
-THREE_RIGHT = "\n".join(re.findall(r"^[a-z0-9-]+ = .*$", SOLUTIONS, re.M)[:3]) + "\n"
+TYPED = re.compile(r'^([a-z0-9-]+) = ""$', re.M)
+THREE_RIGHT = TYPED.sub(lambda m: f"{m[1]} = {REFERENCE[m[1]]}", answers_file(COURSE), count=3)  # the rest left ""
 CANVAS_HEADER = [
     "Student", "ID", "SIS User ID", "SIS Login ID", "Section", "RMSNorm predictions (4242)", "Quiz 1 (4243)",
     "Current Points", "Final Points", "Current Score", "Unposted Current Score", "Final Score", "Unposted Final Score",
@@ -98,7 +101,23 @@ def test_canvas_s_export_is_filled_for_each_graded_student_and_left_as_it_was_fo
     expected = [[*row[:column], points.get(row[1], row[column]), *row[column + 1 :]] for row in before]
     assert filled == expected  # Lee handed in nothing: the cell stays blank; every other cell is as exported
     rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
-    assert (rows["69437"]["name"], rows["70002"]["name"]) == ("Tom Becker", "Okafor, Chloe")  # never the slug
+    assert (rows["69437"]["name"], rows["70002"]["name"]) == ("Becker, Tom", "Okafor, Chloe")  # the LMS's record
+    assert rows["69437"]["problems"] == ""  # the file's own "Tom Becker": the same name
+
+
+def test_the_lms_s_name_is_used_and_a_file_that_names_its_student_otherwise_is_said_not_held(tmp_path):
+    canvas_class(tmp_path / "class")
+    own = 'name = "Tommy B."\n' + ALL_RIGHT
+    (tmp_path / "class" / "beckertom_69437_678950_answers.toml").write_text(own, encoding="utf-8")
+    export = write_csv(tmp_path / "export.csv", canvas_export())
+    args = ["grade", "class", "--pattern", "canvas", "--lms-gradebook", str(export), "--column", "RMSNorm predictions"]
+    assert main([*args, "--out", "out"]) == 0
+    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    tom = rows["69437"]
+    assert (tom["name"], tom["needs review"], tom["points"]) == ("Becker, Tom", "", str(M))
+    assert rows["69437"]["problems"] == (
+        "the file names its student 'Tommy B.'; the LMS's record (or the roster) names them 'Becker, Tom'"
+    )
 
 
 def test_moodle_s_worksheet_gets_each_grade_and_a_feedback_comment(tmp_path):

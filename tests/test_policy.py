@@ -50,3 +50,18 @@ def test_roster_ids_and_a_pattern_that_match_no_file_are_said(tmp_path, capsys):
     assert "warning: the roster's ids '102' match no student's file (ids are compared as written" in said
     assert main(["grade", "class", "--pattern", "{id}_{name}.toml"]) == 0
     assert "warning: the pattern '{id}_{name}.toml' matches 1 of the 2 files' names" in capsys.readouterr().err
+
+
+def test_moodle_s_names_mark_no_lateness_so_without_a_deadline_or_roster_the_summary_says_it_is_unknown(
+    tmp_path, capsys
+):
+    folder = tmp_path / "class" / "Ana Perez_301_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "answers.toml").write_text(SOLUTIONS, encoding="utf-8")
+    assert main(["grade", "class", "--pattern", "moodle"]) == 0
+    assert "late: unknown: moodle's file names carry no late mark; give one in the policy" in capsys.readouterr().out
+    (tmp_path / "policy.toml").write_text("[late]\ndeadline = 2025-03-14T23:59:00+01:00\n", encoding="utf-8")
+    assert main(["grade", "class", "--pattern", "moodle", "--policy", "policy.toml"]) == 0
+    assert "late: unknown" not in capsys.readouterr().out
+    assert main(["grade", "class", "--pattern", "canvas"]) == 0  # Canvas's names mark a late file
+    assert "late: unknown" not in capsys.readouterr().out

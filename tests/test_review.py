@@ -13,6 +13,7 @@ import pytest
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
+from predict_check.saved import Predictions, typed_answers_file
 from predict_check.sheets import answers_file
 from rmsnorm_course.questions import COURSE
 
@@ -36,9 +37,10 @@ def shifted(start: int, count: int) -> str:
 def test_every_answer_and_line_not_read_is_queued_with_its_text_as_typed(tmp_path, capsys):
     folder = tmp_path / "class"
     folder.mkdir()
-    text = with_answer("mean-square", '"twelve and a half"', with_answer("plateau-value", '"=HYPERLINK(1)"'))
+    text = with_answer("mean-square", '"twelve and a half"', with_answer("plateau-value", '"=HYPERLINK(1)"', ALL_RIGHT))
     (folder / "a.toml").write_text(text, encoding="utf-8")
-    (folder / "b.toml").write_text(with_answer("output-shape", "[2, 5, 3") + "no-such = 1\n", encoding="utf-8")
+    b = with_answer("output-shape", "[2, 5, 3", ALL_RIGHT) + "no-such = 1\n"
+    (folder / "b.toml").write_text(b, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     rows = [(row["file"], row["exercise"], row["what"], row["as typed"]) for row in queue()]
     assert rows == [
@@ -116,21 +118,47 @@ def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held
     folder.mkdir()
     (folder / "blank.toml").write_text(answers_file(COURSE), encoding="utf-8")
     (folder / "key.toml").write_text(SOLUTIONS, encoding="utf-8")
-    own = with_answer("mean-square", "25", SOLUTIONS)  # the key with one answer changed: an attempt of one's own
+    own = with_answer("mean-square", "25", ALL_RIGHT)  # the blank file typed in, one answer wrong: one's own
+    edited = with_answer("mean-square", "25", SOLUTIONS)  # the key's own text with one answer changed
     (folder / "ana.toml").write_text(shifted(0, 1), encoding="utf-8")
     (folder / "ben.toml").write_text(shifted(0, 1), encoding="utf-8")  # Ana's file, byte for byte
     (folder / "own.toml").write_text(own, encoding="utf-8")
+    (folder / "edited.toml").write_text(edited, encoding="utf-8")
     for name in ("cal.toml", "dee.toml"):  # right throughout in the one template: alike by themselves, no copy
         (folder / name).write_text(ALL_RIGHT, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
         "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": "",
-        "cal.toml": "", "dee.toml": "",
+        "cal.toml": "", "dee.toml": "", "edited.toml": "yes",
     }  # fmt: skip
     assert rows["blank.toml"]["problems"] == "every answer is empty: the blank answers file, no attempt"
     assert rows["key.toml"]["problems"] == "the file is the answer key itself, as the course writes it"
+    assert rows["edited.toml"]["problems"].startswith("the file starts as the answer key does")
     assert rows["ana.toml"]["problems"] == "the same file, byte for byte, as another student's: ben"
     held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
-    assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "key.toml"]
+    assert sorted(held) == ["ana.toml", "ben.toml", "blank.toml", "edited.toml", "key.toml"]
     assert held["ben.toml"] == "the same file, byte for byte, as another student's: ana; check before grading it"
+
+
+def test_a_file_cut_short_needs_review_and_a_download_from_the_book_does_not(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    kept = [line for line in ALL_RIGHT.splitlines() if not line.startswith("#")]
+    cut = [n for n, line in enumerate(kept) if " = " in line][5]  # cut after the fifth exercise
+    (folder / "cut.toml").write_text("\n".join(kept[:cut]) + "\n", encoding="utf-8")
+    two_gone = "".join(
+        f"{key} = {value}\n" for key, value in ANSWERS[:-2]
+    )  # two exercises left out: fewer than a quarter
+    (folder / "two-gone.toml").write_text(two_gone, encoding="utf-8")
+    book = typed_answers_file(COURSE, Predictions(last={ANSWERS[0][0]: "12.5"}, name="Ana"))  # one prediction made
+    (folder / "book.toml").write_text(book, encoding="utf-8")
+    assert main(["grade", str(folder), "--out", "out"]) == 0
+    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    assert {name: row["needs review"] for name, row in rows.items()} == {
+        "cut.toml": "yes", "two-gone.toml": "", "book.toml": "",
+    }  # fmt: skip
+    said = f"{M - 5} exercises are missing from the file, from {ANSWERS[5][0]} on: was it cut short?"
+    assert rows["cut.toml"]["problems"] == said
+    held = {row["file"]: row["what to do"] for row in queue() if row["what"] == "needs review"}
+    assert held == {"cut.toml": said + "; check before grading it"}

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
 
@@ -143,3 +143,20 @@ def test_an_answer_not_read_is_in_the_long_gradebook_as_typed_and_the_file_needs
     assert long["mean-square"]["answer as typed"] == "'=1+1 twelve and a half \\x1b[31m"  # never a formula or a control
     page = (Path("out") / "feedback" / "001-a.txt").read_text(encoding="utf-8")
     assert "Your answer: =1+1 twelve and a half \\x1b[31m\n" in page
+
+
+def test_two_files_changed_within_two_seconds_are_in_no_order_and_need_review(tmp_path):
+    folder = tmp_path / "class" / "Ana Perez_301_assignsubmission_file_"
+    write(folder / "answers.toml", ALL_RIGHT)
+    write(folder / "draft.toml", with_answer("mean-square", "25", ALL_RIGHT))
+    os.utime(folder / "answers.toml", ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    os.utime(folder / "draft.toml", ns=(1_700_000_000_000_020_000, 1_700_000_000_000_020_000))  # 20 µs on: an unzip
+    assert main(["grade", "class", "--pattern", "moodle", "--out", "out"]) == 0
+    (row,) = gradebook()
+    assert (row["needs review"], row["points"]) == ("yes", str(M - 1))  # the newer by its time, and said to be a guess
+    (said,) = [row["what to do"] for row in gradebook(name="review.csv") if row["what"] == "which file counts?"]
+    assert said.startswith("cannot tell which of 2 files came last (changed within 2 seconds")
+    os.utime(folder / "draft.toml", (1_700_000_003, 1_700_000_003))  # three seconds on: the draft came last
+    assert main(["grade", "class", "--pattern", "moodle", "--out", "out"]) == 0
+    (row,) = gradebook()
+    assert (row["needs review"], row["points"]) == ("", str(M - 1))

@@ -118,10 +118,19 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
     if args.out is None:
         sys.stdout.write("".join(f"score: {_scored(file)}  {visible(file.label)}\n" for file in run.graded))
     sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out))
+    if _lateness_unknown(run, args):
+        print(f"late: unknown: {args.pattern}'s file names carry no late mark; give one in the policy (--policy): "
+              '[late] deadline = 2025-03-14T23:59:00+01:00, or roster = "late.csv"')  # fmt: skip
     if written:
         print(f"wrote {visible(str(args.out))}: {', '.join(name for name in written if '/' not in name)}, "
               f"and {len(run.graded)} feedback page{'s' * (len(run.graded) != 1)} in each form")  # fmt: skip
     return 0
+
+
+def _lateness_unknown(run: report.Run, args: argparse.Namespace) -> bool:
+    """Files named by an LMS whose names mark no lateness (all but Canvas's), with no deadline and no roster."""
+    rule = run.policy is not None and (run.policy.deadline is not None or run.policy.late_ids)
+    return args.pattern is not None and args.pattern != "canvas" and not rule
 
 
 def _scored(file: GradedFile) -> str:

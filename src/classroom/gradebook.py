@@ -27,7 +27,7 @@ from predict_check.errors import AnswerKindError
 from predict_check.exercises import Course
 from predict_check.sheets import AnswerSheet, FirstTry, answers_file
 from predict_check.slips import carried_from
-from predict_check.untrusted import csv_cell, visible
+from predict_check.untrusted import csv_cell, quoted, visible
 from predict_check.verdicts import Outcome, Verdict, judge
 
 from .files import Source, label_of
@@ -36,6 +36,8 @@ from .students import Pattern, Student, identify
 
 TOP = 3  # answers per exercise the summary shows
 REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit first; every one has its section below
+APART = 2  # seconds between two files' times that order them: an unzip sets a folder's times alike
+CUT_SHORT = 0.25  # the share of the assigned exercises missing from a file (not even "") that says it was cut short
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
 
 
@@ -49,7 +51,8 @@ class GradedFile:
     files, not counted; ``undecided`` says why the counted one is a guess; ``shifted``
     names the answers that are each a neighbouring exercise's; ``regraded`` the teacher's
     reason for each exercise set by hand (``overrides``); ``doubt`` why the file may be no
-    attempt of the student's own: the blank template, the answer key, another student's file.
+    attempt of the student's own (the blank template, the answer key, another student's file)
+    or not all of it (cut short); ``renamed`` the name it gives itself where the record names another.
     """
 
     sheet: AnswerSheet
@@ -71,6 +74,7 @@ class GradedFile:
     graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
     doubt: str | None = None
     settled: str | None = None  # the teacher's reason for releasing a row held for review (``overrides``)
+    renamed: str | None = None  # the name the file gives itself where the record (LMS, roster) names another
 
     @property
     def path(self) -> Path:
@@ -174,8 +178,23 @@ def grade_file(
         changed,
         shifted=_shifted(course, sheet, judged),
         graded=graded,
-        doubt=_doubt(course, sheet, judged),
+        doubt=_doubt(course, sheet, judged) or _cut_short(sheet, ids),
+        renamed=_renamed(sheet.identity("name"), (names or policy.names).get(student.id or "")),
     )
+
+
+def _renamed(own: str | None, record: str | None) -> str | None:
+    """Where the file names its student otherwise than the record (the LMS, the roster) does: said, not held back.
+
+    The same words in another order are the same name (Canvas writes ``Becker, Tom``).
+    """
+    if own is None or record is None or _words(own) == _words(record):
+        return None
+    return f"the file names its student {quoted(own)}; the LMS's record (or the roster) names them {quoted(record)}"
+
+
+def _words(name: str) -> list[str]:
+    return sorted(name.replace(",", " ").casefold().split())
 
 
 def grade_files(
@@ -210,14 +229,30 @@ def _key(course: Course) -> bytes:
 
 
 def _doubt(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> str | None:
-    """Why a readable file is no attempt: every answer empty (the blank template), or the answer key itself."""
+    """Why a readable file is no attempt: every answer empty (the blank template), the answer key, or the key edited."""
     if sheet.unreadable is not None:
         return None
     if all(verdict.outcome is Outcome.NOT_ANSWERED for verdict in judged.values()):
         return "every answer is empty: the blank answers file, no attempt"
-    if contents(sheet.path) == _key(course):
+    text = contents(sheet.path)
+    if text == _key(course):
         return "the file is the answer key itself, as the course writes it"
+    if text is not None and text.startswith(_key(course).partition(b"\n")[0]):
+        return "the file starts as the answer key does: the key's own text, edited, not a file of the student's own"
     return None
+
+
+def _cut_short(sheet: AnswerSheet, assigned: Sequence[str]) -> str | None:
+    """Where ``CUT_SHORT`` of the assigned exercises or more are not in the file at all, not even as ``""``.
+
+    The blank file and the book's download list every exercise; a file that stops part way
+    would otherwise read as "not answered" from there on.
+    """
+    present = {*sheet.answers, *(line.key for line in sheet.bad)}
+    missing = [exercise_id for exercise_id in assigned if exercise_id not in present]
+    if sheet.unreadable is not None or not missing or len(missing) < CUT_SHORT * len(assigned):
+        return None
+    return f"{len(missing)} exercises are missing from the file, from {missing[0]} on: was it cut short?"
 
 
 def _shifted(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) -> tuple[str, ...]:
@@ -288,8 +323,9 @@ def _counted(group: list[GradedFile]) -> GradedFile:
     ranked = sorted(group, key=_attempt)
     latest, others = ranked[-1], ranked[:-1]
     undecided = None
-    if _attempt(others[-1]) == _attempt(latest):
-        undecided = f"cannot tell which of {len(group)} files came last; counted {visible(latest.label)}"
+    if _attempt(others[-1])[:2] == _attempt(latest)[:2] and _attempt(latest)[2] - _attempt(others[-1])[2] < APART:
+        undecided = (f"cannot tell which of {len(group)} files came last (changed within {APART} seconds, as an "
+                     f"unzip leaves them); counted {visible(latest.label)}")  # fmt: skip
     named = sorted(set(filter(None, (file.sheet.identity("name") for file in group))))  # as the files name themselves
     if len(named) > 1:
         undecided = f"files of one id name {len(named)} students: {', '.join(map(visible, named))}"
@@ -514,7 +550,13 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
                 csv_cell(
-                    " | ".join([*file.reasons(), *([f"settled: {file.settled}"] if file.settled else [])]),
+                    " | ".join(
+                        [
+                            *file.reasons(),
+                            *filter(None, [file.renamed]),
+                            *([f"settled: {file.settled}"] * bool(file.settled)),
+                        ]
+                    ),
                     composed=True,
                 ),
                 key,

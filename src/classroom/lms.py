@@ -82,7 +82,7 @@ class Export:
 
     @property
     def names(self) -> dict[str, str]:
-        """Id -> name, for every id the export gives a student: names for rows whose files give none."""
+        """Id -> name, for every id the export gives a student: the record, the name every output uses."""
         return {
             self.cell(self.rows[n], column): self.name(self.rows[n])
             for n in self.students

@@ -5,9 +5,9 @@ after its student. ``--pattern`` says how: a preset (``canvas``, ``moodle``,
 ``blackboard``) or a template of the file's path inside the class folder, with
 ``{name}``, ``{id}`` and ``{*}`` (anything) in it, such as ``{id}-{name}.toml``.
 An id comes from the pattern (the LMS's own), else from the file's own ``id = "..."``
-line. A name comes from the file's own ``name = "..."`` line (the book's download writes
-it), else from the roster or the LMS's export, else from the pattern (Canvas writes a
-slug, ``beckertom``), else from the file's name. A preset also finds the attempt: which
+line. A name comes from the roster or the LMS's export (the record), else from the file's
+own ``name = "..."`` line (the book's download writes it), else from the pattern (Canvas
+writes a slug, ``beckertom``), else from the file's name. A preset also finds the attempt: which
 of a student's files came last.
 """
 
@@ -131,12 +131,12 @@ def identify(
     pattern: Pattern | None,
     names: Mapping[str, str] | None = None,
 ) -> Student:
-    """The student behind a file: the LMS's id before the file's own, a real name before a slug or a file name."""
+    """The student behind a file: the LMS's id before the file's own, the record's name before the file's own."""
     found = pattern.match(label) if pattern is not None else {}
     student_id = found.get("id") or own_id
     stem = PurePosixPath(label).name
     stem = stem[: -len(".toml")] if stem.casefold().endswith(".toml") else stem
-    known = own_name or (names or {}).get(student_id or "") or found.get("name")
+    known = (names or {}).get(student_id or "") or own_name or found.get("name")
     name = (known or stem).replace("_", " ").strip() or label
     attempt = found.get("attempt", "").replace("-", "")
     return Student(name, student_id, "late" in found, int(attempt) if attempt.isdigit() else None, bool(known))
