@@ -74,7 +74,7 @@ def test_every_row_that_needs_review_says_why_in_the_gradebook_s_problems(tmp_pa
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "shifted.toml").write_text(shifted(0, 6), encoding="utf-8")
-    (folder / "unread.toml").write_text(with_answer("mean-square", '"twelve and a half"'), encoding="utf-8")
+    (folder / "unread.toml").write_text(with_answer("mean-square", '"twelve and a half"', ALL_RIGHT), encoding="utf-8")
     for name in ("a.toml", "b.toml"):  # one student's two files, changed at the same time: which counts is a guess
         (folder / name).write_text('id = "7"\n' + ALL_RIGHT, encoding="utf-8")
         os.utime(folder / name, (1_700_000_000, 1_700_000_000))
@@ -85,7 +85,9 @@ def test_every_row_that_needs_review_says_why_in_the_gradebook_s_problems(tmp_pa
     }  # fmt: skip
     assert rows["shifted.toml"]["problems"] == "answers shifted by a line: " + ", ".join(i for i, _ in ANSWERS[:6])
     assert rows["unread.toml"]["problems"] == "answers not read: mean-square"
-    assert rows["b.toml"]["problems"] == "cannot tell which of 2 files came last; counted b.toml"
+    assert rows["b.toml"]["problems"] == (
+        "cannot tell which of 2 files came last (changed within 2 seconds, as an unzip leaves them); counted b.toml"
+    )
 
 
 def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_queued(tmp_path, capsys):

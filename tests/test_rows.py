@@ -15,14 +15,17 @@ import pytest
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
+from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 
 
 def right_answers(count: int) -> str:
-    """The first ``count`` reference answers, one per line."""
-    lines = [line for line in SOLUTIONS.splitlines() if " = " in line and not line.startswith("#")]
-    return "\n".join(lines[:count]) + "\n"
+    """The blank answers file with its first ``count`` reference answers typed in, the rest left blank."""
+    text = ALL_RIGHT
+    for exercise_id in list(COURSE.exercises)[count:]:
+        text = with_answer(exercise_id, '""', text)
+    return text
 
 
 def write(path: Path, text: str, changed: float | None = None) -> Path:
@@ -39,7 +42,7 @@ def gradebook(out: str = "out", name: str = "grades.csv") -> list[dict[str, str]
 
 def test_a_canvas_student_s_two_files_are_one_row_the_latest_attempt_counting(tmp_path, capsys):
     draft = write(tmp_path / "class" / "beckertom_69437_678901_answers-draft.toml", right_answers(5))
-    final = write(tmp_path / "class" / "beckertom_69437_678950_answers-1.toml", SOLUTIONS)
+    final = write(tmp_path / "class" / "beckertom_69437_678950_answers-1.toml", ALL_RIGHT)
     os.utime(draft, (2_000_000_000, 2_000_000_000))  # the draft was changed last: Canvas's own numbers decide
     write(tmp_path / "class" / "leeana_70001_678910_answers.toml", right_answers(3))
     assert main(["grade", "class", "--pattern", "canvas", "--out", "out"]) == 0
@@ -56,7 +59,7 @@ def test_a_canvas_student_s_two_files_are_one_row_the_latest_attempt_counting(tm
 
 def test_a_moodle_student_s_two_files_are_one_row_the_one_changed_last_counting(tmp_path):
     folder = tmp_path / "class" / "Ana Perez_301_assignsubmission_file_"
-    write(folder / "answers.toml", SOLUTIONS, changed=1_700_000_100)
+    write(folder / "answers.toml", ALL_RIGHT, changed=1_700_000_100)
     write(folder / "old-answers.toml", right_answers(2), changed=1_700_000_000)
     assert main(["grade", "class", "--pattern", "moodle", "--out", "out"]) == 0
     (row,) = gradebook()
