@@ -66,6 +66,7 @@ def test_implementations_table_names_each_placement_and_its_source():
 def test_the_pytorch_row_says_what_pytorch_does():
     """Held to PyTorch itself, which make test-e2e installs (requirements-e2e.txt); the course does not depend on it."""
     import torch
+
     row = next(i for i in IMPLEMENTATIONS if i.name.startswith("PyTorch"))
     assert "float32's machine epsilon for float16" in row.eps and "float16, bfloat16 in float32" in row.precision
     for values in ([300.0, 1.0], [1e-4, 2e-4]):

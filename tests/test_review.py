@@ -59,6 +59,11 @@ def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path
     folder.mkdir()
     (folder / "shifted.toml").write_text(shifted(0, 6), encoding="utf-8")
     (folder / "one-slip.toml").write_text(shifted(0, 1), encoding="utf-8")  # one answer moved: a slip, no shift
+    reference = dict(ANSWERS)
+    slips = with_answer("output", reference["normalized"], ALL_RIGHT)  # x-hat for the output: a slip it names
+    slips = with_answer("tiny-scaled", reference["tiny-normalized"], slips)  # the unscaled row's x-hat: another
+    slips = with_answer("integer-dtype", reference["half-precision-square"], slips)  # a letter: shared by chance
+    (folder / "named-slips.toml").write_text(slips, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
     found = {row["file"]: row for row in queue() if row["what"] == "answers shifted by a line"}
     assert list(found) == ["shifted.toml"]
@@ -68,6 +73,7 @@ def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path
     rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
     assert (rows["shifted.toml"]["needs review"], rows["shifted.toml"]["points"]) == ("yes", str(M - 6))
     assert rows["one-slip.toml"]["needs review"] == ""
+    assert (rows["named-slips.toml"]["needs review"], rows["named-slips.toml"]["points"]) == ("", str(M - 3))
 
 
 def test_every_row_that_needs_review_says_why_in_the_gradebook_s_problems(tmp_path):

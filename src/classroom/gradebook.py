@@ -24,7 +24,8 @@ from pathlib import Path
 
 from predict_check import verdicts
 from predict_check.errors import AnswerKindError
-from predict_check.exercises import Course
+from predict_check.exercises import Course, Exercise
+from predict_check.kinds import Choice
 from predict_check.sheets import AnswerSheet, FirstTry, answers_file
 from predict_check.slips import carried_from
 from predict_check.untrusted import csv_cell, quoted, visible
@@ -268,11 +269,21 @@ def _shifted(course: Course, sheet: AnswerSheet, judged: Mapping[str, Verdict]) 
             for index, exercise in enumerate(exercises)
             if 0 <= index + step < len(exercises)
             and judged[exercise.id].outcome in (Outcome.WRONG, Outcome.UNREADABLE)
+            and _tells_a_shift(exercise, judged[exercise.id])
             and judge(exercises[index + step], sheet.answers.get(exercise.id)).correct
         ]
         if len(slid) >= SHIFTED:
             return tuple(slid)
     return ()
+
+
+def _tells_a_shift(exercise: Exercise, verdict: Verdict) -> bool:
+    """Whether a neighbour's answer here tells of a shift: one this exercise cannot read (a vector in a choice's
+    place) does; a letter, which a wrong choice shares by chance one time in three, does not, nor a number
+    its own exercise names as a slip (x-hat given for the output)."""
+    if verdict.outcome is Outcome.UNREADABLE:
+        return True
+    return not isinstance(exercise.kind, Choice) and not verdict.slips
 
 
 # --- one row per student -----------------------------------------------------------------------
