@@ -26,7 +26,7 @@ check-python:
 
 # Install the pins, then the model's weights, the JupyterLab setting that opens book/*.md
 # as notebooks, and the boxes' JupyterLab extension (postBuild).
-LAB_EXTENSION := src/predict_check/lab/extension.js src/predict_check/lab/package.json src/predict_check/static/prediction-picture.js
+LAB_EXTENSION := packages/predict-check/src/predict_check/lab/extension.js packages/predict-check/src/predict_check/lab/package.json packages/predict-check/src/predict_check/static/prediction-picture.js
 $(STAMP): requirements.txt requirements-model.txt pyproject.toml postBuild $(LAB_EXTENSION)
 	test -x $(BIN)/python || { $(MAKE) --no-print-directory check-python && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip

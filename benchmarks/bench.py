@@ -9,7 +9,7 @@ rounds) beside the times:
    limit), PyTorch when it is importable, and the kernel of each earlier commit named
    with ``--against`` (by default the commit before the kernel last changed, and
    d6ff2ee, the kernel before the busy-machine change), loaded from
-   ``git show COMMIT:src/rmsnorm_course/core/fastpath.py`` into a temporary module.
+   ``git show COMMIT:src/rmsnorm_course/perf/kernel.py`` into a temporary module.
 2. The block size: the 128 MiB batch with blocks from half to eight times one
    core's L2 cache, against the size the package chose.
 3. The size sweep, 4 KiB to 32 MiB in float32 and float64: rms_norm against the
@@ -38,10 +38,11 @@ from types import ModuleType
 import numpy as np
 
 from rmsnorm_course import rms_norm, rms_norm_backward
-from rmsnorm_course.core import fastpath, machine
 from rmsnorm_course.core.format import binary_size
-from rmsnorm_course.studies import cost
-from rmsnorm_course.studies.cost import (
+from rmsnorm_course.perf import caches as machine
+from rmsnorm_course.perf import kernel as fastpath
+from rmsnorm_course.perf import timings as cost
+from rmsnorm_course.perf.timings import (
     Spread,
     Timings,
     layer_norm_formula,
@@ -53,7 +54,7 @@ from rmsnorm_course.studies.cost import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL = "src/rmsnorm_course/core/fastpath.py"
+KERNEL = "src/rmsnorm_course/perf/kernel.py"
 FASTEST_BEFORE = "d6ff2ee"  # the kernel before the busy-machine change (107c449), the fastest until then
 REGRESSION_BASE = "7898fcb"  # the kernel before one arithmetic joined rms_norm and rms_norm_forward: the speed to keep
 SLOWER = 1.25  # the regression check: a case fails when today's kernel takes more than this times the named one's...

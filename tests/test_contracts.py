@@ -32,8 +32,13 @@ def lint(tree: Path) -> subprocess.CompletedProcess:
     return subprocess.run(LINT, cwd=tree, env=environment, capture_output=True, text=True, check=False)
 
 
+SOURCES = [ROOT / "src", ROOT / "packages/predict-check/src", ROOT / "packages/classroom/src"]
+
+
 def copy_of_the_tree(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for source in SOURCES:
+        ignored = shutil.ignore_patterns("__pycache__", "*.egg-info")
+        shutil.copytree(source, tmp_path / "src", ignore=ignored, dirs_exist_ok=True)
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     return tmp_path
 

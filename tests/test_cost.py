@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.studies import cost
+from rmsnorm_course.perf import timings as cost
 
 
 def test_arithmetic_intensity_counts_four_flops_over_a_read_and_a_write():

@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from rmsnorm_course import RMSNorm, rms_norm, rms_norm_backward, rms_norm_forward
-from rmsnorm_course.core import errors, fastpath, machine
+from rmsnorm_course.core import errors
 from rmsnorm_course.core.checks import validated, validated_upstream
-from rmsnorm_course.core.machine import cache_bytes, last_level_cache, size_in_bytes
 from rmsnorm_course.core.reference import CHUNK, gradients
+from rmsnorm_course.perf import caches as machine
+from rmsnorm_course.perf import kernel as fastpath
+from rmsnorm_course.perf.caches import cache_bytes, last_level_cache, size_in_bytes
 
 EPS = 1e-5
 SMALL_BLOCKS = 4096  # bytes: a few rows per block, so every test crosses many block edges

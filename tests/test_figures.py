@@ -12,9 +12,10 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from rmsnorm_course.studies import cost, evidence, geometry, modern, precision, training
+from rmsnorm_course.perf import timings as cost
+from rmsnorm_course.perf.roofline import Roofline
+from rmsnorm_course.studies import evidence, geometry, modern, precision, training
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
-from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED, explore
 
@@ -186,10 +187,10 @@ def every_figure():
     """Every figure the book draws, from small but real inputs."""
     import tiny_llama
 
-    from rmsnorm_course.studies import real_model
+    from rmsnorm_course.model import measurements as real_model
+    from rmsnorm_course.perf.roofline import Roofline
     from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
     from rmsnorm_course.studies.geometry import gradient_picture
-    from rmsnorm_course.studies.roofline import Roofline
     from rmsnorm_course.views.explorer import explore
 
     names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)

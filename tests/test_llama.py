@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tiny_llama
 
-from rmsnorm_course.studies import llama
+from rmsnorm_course.model import llama
 
 CONFIG = tiny_llama.CONFIG
 TOKENS = [1, 5, 7, 2, 4, 9, 3]

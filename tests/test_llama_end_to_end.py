@@ -18,7 +18,8 @@ import os
 import numpy as np
 import pytest
 
-from rmsnorm_course.studies import real_model, smollm2
+from rmsnorm_course.model import measurements as real_model
+from rmsnorm_course.model import smollm2
 
 pytestmark = pytest.mark.end_to_end
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rmsnorm_course.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
+from rmsnorm_course.perf import timings as cost_study
+from rmsnorm_course.perf.roofline import Roofline
 from rmsnorm_course.questions import COURSE
-from rmsnorm_course.studies import cost as cost_study
 from rmsnorm_course.studies import evidence, modern
-from rmsnorm_course.studies.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
-from rmsnorm_course.studies.roofline import Roofline
 from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
@@ -42,7 +42,7 @@ MODULES = {  # page -> how its values are made (cost is timed, and read by its o
 def test_every_value_a_page_reads_is_computed_by_its_module(name):
     import importlib
 
-    module = importlib.import_module(f"rmsnorm_course.studies.pages.{name.replace('-', '_')}")
+    module = importlib.import_module(f"rmsnorm_course.pages.{name.replace('-', '_')}")
     page = MODULES[name](module)
     read = set(re.findall(r"\{eval\}`page\.(\w+)`", (BOOK / f"{name}.md").read_text(encoding="utf-8")))
     assert read <= set(vars(page)), read - set(vars(page))
@@ -53,7 +53,7 @@ def test_every_value_a_page_reads_prints_as_prose_not_as_numpy_writes_its_types(
     """A page's values read as text: numpy 2 writes a 0-d string as np.str_('...'), a number as np.float64(...)."""
     import importlib
 
-    module = importlib.import_module(f"rmsnorm_course.studies.pages.{name.replace('-', '_')}")
+    module = importlib.import_module(f"rmsnorm_course.pages.{name.replace('-', '_')}")
     page = MODULES[name](module)
     assert {field: repr(value) for field, value in vars(page).items() if isinstance(value, np.generic)} == {}
 
@@ -132,8 +132,8 @@ def test_the_narrowest_margin_reads_rightly_whichever_was_faster():
 
 def test_the_real_model_guard_stops_a_box_whose_given_row_is_not_the_model_s(monkeypatch):
     """The boxes give the model's numbers as their inputs: a changed one no longer matches what the model measures."""
-    from rmsnorm_course.studies import real_model as study
-    from rmsnorm_course.studies.pages import real_model
+    from rmsnorm_course.model import measurements as study
+    from rmsnorm_course.pages import real_model
 
     monkeypatch.setitem(study.ASKED, "value", study.ASKED["value"] + 1)
     with pytest.raises(UnsupportedClaim, match="the value the box gives"):

@@ -7,7 +7,7 @@ import pytest
 from highprecision import exact_rms_norm, ulps_apart
 
 from rmsnorm_course import rms_norm, rms_norm_forward
-from rmsnorm_course.core import fastpath
+from rmsnorm_course.perf import kernel as fastpath
 from rmsnorm_course.studies import precision
 
 # Decades from the bottom of each dtype's range to the top (float32 from its subnormals).

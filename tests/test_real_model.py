@@ -13,11 +13,12 @@ import json
 import numpy as np
 import pytest
 import tiny_llama
-
 from predict_check.imports import imported_files
+
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.studies import llama, real_model, smollm2
+from rmsnorm_course.model import llama, smollm2
+from rmsnorm_course.model import measurements as real_model
 from rmsnorm_course.studies.precision import to_bfloat16
 
 FRANCE = "The capital of France is"
@@ -97,7 +98,7 @@ def test_measurements_of_a_small_model_hold_what_each_one_claims(tiny):
 
 
 def test_the_model_s_values_are_kept_under_the_modules_that_compute_them():
-    assert {"rmsnorm_course.studies.llama", "rmsnorm_course.core.fastpath"} <= set(
+    assert {"rmsnorm_course.model.llama", "rmsnorm_course.core.reference"} <= set(
         imported_files([real_model.__name__])
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.studies.roofline import Roofline, roofline
+from rmsnorm_course.perf.roofline import Roofline, roofline
 
 
 def test_the_roof_is_the_lower_of_the_two_ceilings():

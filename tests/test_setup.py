@@ -75,12 +75,13 @@ def test_post_build_writes_only_its_own_setting_and_extension_into_the_environme
     assert not stale.exists()
 
 
-EXTENSION = "predict-check"  # the engine's JupyterLab extension, as src/predict_check/lab/package.json names it
+ENGINE = "packages/predict-check/src/predict_check"
+EXTENSION = "predict-check"  # the engine's JupyterLab extension, as its lab/package.json names it
 
 
 def extension_script() -> str:
     """What the extension's one script is: the figure-drawing script the page uses, then the plugin."""
-    parts = (ROOT / "src/predict_check/static/prediction-picture.js", ROOT / "src/predict_check/lab/extension.js")
+    parts = (ROOT / ENGINE / "static/prediction-picture.js", ROOT / ENGINE / "lab/extension.js")
     return "".join(path.read_text() for path in parts)
 
 
@@ -99,12 +100,12 @@ def test_the_extension_s_script_is_named_by_its_contents(tmp_path):
     names = []
     for version in ("one", "two"):
         copy = tmp_path / version
-        for relative in ("postBuild", "src/predict_check/lab/package.json", "src/predict_check/lab/extension.js",
-                         "src/predict_check/static/prediction-picture.js"):  # fmt: skip
+        for relative in ("postBuild", f"{ENGINE}/lab/package.json", f"{ENGINE}/lab/extension.js",
+                         f"{ENGINE}/static/prediction-picture.js"):  # fmt: skip
             (copy / relative).parent.mkdir(parents=True, exist_ok=True)
             (copy / relative).write_text((ROOT / relative).read_text())
         (copy / "postBuild").chmod(0o755)
-        with (copy / "src/predict_check/lab/extension.js").open("a") as script:
+        with (copy / ENGINE / "lab/extension.js").open("a") as script:
             script.write(f"// {version}\n")
         prefix = tmp_path / f"env-{version}"
         subprocess.run([str(copy / "postBuild"), str(fake_python(tmp_path, prefix))], check=True, capture_output=True)

@@ -9,7 +9,7 @@ import pytest
 import tiny_llama
 
 from rmsnorm_course import RMSNormError
-from rmsnorm_course.studies import smollm2
+from rmsnorm_course.model import smollm2
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rmsnorm_course.studies import llama, smollm2
+from rmsnorm_course.model import llama, smollm2
 
 CONFIG = llama.Config(blocks=2, width=16, hidden=24, heads=4, kv_heads=2, rope_base=10000.0, eps=1e-5, vocab=11)
 # byte-level spellings: "Ġ" is a space; "<|end|>" is a control token, kept whole

@@ -6,7 +6,7 @@ terminal it waits for Enter (Ctrl+C stops it, with status 130).
 ``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
 answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
 ``python -m rmsnorm_course model TEXT`` prints SmolLM2-135M's next token after TEXT (see
-``studies.real_model``). A class's files are graded by ``python -m classroom grade``.
+``model.measurements``). A class's files are graded by ``python -m classroom grade``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.untrusted import visible
 
 from .core.errors import RMSNormError
-from .studies import evidence, real_model
+from .model import measurements as real_model
+from .studies import evidence
 from .views import report
 
 

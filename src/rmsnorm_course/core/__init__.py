@@ -1,3 +1,3 @@
-"""The maths: checks and errors, the reference arithmetic, the fast path, the layer,
-parameters, the tape, gradient checking and the baselines. Imports nothing from the
-course's layers above it (studies, questions, views), nor from any other package."""
+"""The reference RMSNorm, shaped like the formula: its checks and typed errors, the forward
+with its intermediates, the backward, the layer and its named parameters, the tape and the
+gradient check. Imports nothing of the course above it, the engine, widgets or plotting."""

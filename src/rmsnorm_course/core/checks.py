@@ -22,6 +22,10 @@ from .errors import (
     InvalidEpsilon,
     MaskedArrayError,
     NonFiniteValue,
+    OutputArrayError,
+    OutputDtypeError,
+    OutputOverlapError,
+    OutputShapeError,
     RMSNormError,
     UnsupportedDtype,
     WidthMismatch,
@@ -248,3 +252,31 @@ def validated(
     x, gain, eps = checked_request(x, gain, eps)
     check_values(x, eps)
     return x.astype(gain.dtype, copy=False), gain, eps, output_dtype(x.dtype)
+
+
+def checked_out(out: np.ndarray | None, x: np.ndarray, gain: object) -> np.ndarray:
+    """A new output array for the input ``x``, or the caller's ``out`` once it is known to fit."""
+    dtype = output_dtype(x.dtype)
+    if out is None:
+        return np.empty(x.shape, dtype)
+    if isinstance(out, np.ma.MaskedArray):
+        raise MaskedArrayError(
+            "out is a masked array: the result would be written under its mask, and the mask kept; "
+            "expected a plain numpy array to write the result into"
+        )
+    if not isinstance(out, np.ndarray):
+        raise OutputArrayError(f"out is a {type(out).__name__}; expected a numpy array to write the result into")
+    if out.shape != x.shape:
+        raise OutputShapeError(f"out has shape {out.shape} but the input has shape {x.shape}; expected equal shapes")
+    if out.dtype != dtype:
+        raise OutputDtypeError(
+            f"out has dtype {out.dtype}, but a {x.dtype} input gives {dtype}; expected an out of dtype {dtype}"
+        )
+    if not out.flags.writeable:
+        raise OutputArrayError("out is read-only; expected a writeable array")
+    for name, array in (("input", x), ("gain", gain)):
+        if isinstance(array, np.ndarray) and np.shares_memory(out, array):
+            raise OutputOverlapError(
+                f"out shares memory with the {name}; expected a separate array, since the {name} is never modified"
+            )
+    return out

@@ -15,8 +15,7 @@ compute dtype, and eps as that dtype holds it. A row of width d takes four steps
 
 A row whose S + d*eps lies outside ``safe_totals`` (squares that overflow, or so few
 digits left by underflow that they cannot be trusted) is redone scaled by its largest
-magnitude (``normalize_rescaled``). The blocked kernel (fastpath.py) runs these same
-steps a block of rows at a time, so both paths agree bit for bit.
+magnitude (``normalize_rescaled``).
 """
 
 from __future__ import annotations
@@ -154,7 +153,6 @@ def gradients(
     ``rms_norm_backward``'s docstring derives it.
 
     With r = 1/RMS and x-hat from ``normalize`` and u = grad_output * g,
-    in the order the blocked kernel takes too:
 
         grad_x    = u * r - x-hat * c,   c = r * mean(u * x-hat),
                     from ``row_dots``, rounded once

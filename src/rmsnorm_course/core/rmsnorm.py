@@ -1,16 +1,12 @@
-"""RMSNorm over the last axis: the public forward, with its intermediates, and backward.
+"""RMSNorm over the last axis: the forward with its intermediates, the output alone, and the backward.
 
     y = g * x / sqrt(mean(x**2) + eps)
 
 The mean runs over the final axis only, so every row (one feature vector) is
 normalized on its own. Precision policy, in one line: integers and bools become
 float64, float16 is computed in float32 and handed back as float16, float32 and
-float64 stay as they are, and eps is taken as the compute dtype holds it. These
-functions check the request (``checks``), then run one arithmetic (``reference``):
-``rms_norm`` through the fast path (``fastpath``: a block of rows at a time, or one
-short route for an input of one block), ``rms_norm_forward`` over the whole input at
-once, keeping every stage; both give the same bits. The backward
-blocks large inputs.
+float64 stay as they are, and eps is taken as the compute dtype holds it. Each
+function checks the request (``checks``), then runs the arithmetic (``reference``).
 """
 
 from __future__ import annotations
@@ -18,11 +14,23 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from . import fastpath
-from .checks import validated, validated_upstream
+from .checks import checked_out, validated, validated_upstream
 from .reference import DEFAULT_EPS, RMSNormForward, gradients, normalize
 
 __all__ = ["DEFAULT_EPS", "RMSNormForward", "rms_norm", "rms_norm_backward", "rms_norm_forward"]
+
+
+def rms_norm_forward(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> RMSNormForward:
+    """Run RMSNorm and keep every intermediate: the mean square, 1/RMS, x-hat and the output."""
+    x, gain, eps, out_dtype = validated(x, gain, eps)
+    mean_square, inverse_rms, normalized = normalize(x, eps)
+    with np.errstate(over="ignore"):  # a gain can carry x-hat past float16's range
+        return RMSNormForward(
+            mean_square=mean_square,
+            inverse_rms=inverse_rms,
+            normalized=normalized.astype(out_dtype, copy=False),
+            output=(normalized * gain).astype(out_dtype, copy=False),
+        )
 
 
 def rms_norm(
@@ -32,28 +40,18 @@ def rms_norm(
     *,
     out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``.
+    """Normalize the last axis of ``x`` by its root mean square, then apply ``gain``: the forward's output.
 
     ``out``, if given, receives the result and is returned: an array of the input's
-    shape and output dtype that shares no memory with the input (if the input is
-    rejected, ``out`` may already hold part of the work). Every call takes the
-    fast path (fastpath.py), a few numpy operations per block of rows, and returns
-    ``rms_norm_forward(x, gain, eps).output`` bit for bit.
+    shape and output dtype that shares no memory with the input. It is written in
+    one step once the whole result is computed, so a rejected input, or an
+    interrupted call, leaves it as it was.
     """
-    return fastpath.rms_norm_blocked(x, gain, eps, out)
-
-
-def rms_norm_forward(x: npt.ArrayLike, gain: npt.ArrayLike | None = None, eps: float = DEFAULT_EPS) -> RMSNormForward:
-    """Run RMSNorm and keep every intermediate, for teaching and for the backward."""
-    x, gain, eps, out_dtype = validated(x, gain, eps)
-    mean_square, inverse_rms, normalized = normalize(x, eps)
-    with np.errstate(over="ignore"):  # a gain can carry x-hat past float16's range, as it does on the fast path
-        return RMSNormForward(
-            mean_square=mean_square,
-            inverse_rms=inverse_rms,
-            normalized=normalized.astype(out_dtype, copy=False),
-            output=(normalized * gain).astype(out_dtype, copy=False),
-        )
+    y = rms_norm_forward(x, gain, eps).output
+    if out is None:
+        return y
+    np.copyto(checked_out(out, np.asarray(x), gain), y)
+    return out
 
 
 def rms_norm_backward(
@@ -69,15 +67,10 @@ def rms_norm_backward(
         grad_x    = r * (u - x-hat * mean(u * x-hat))      (per row)
         grad_gain = sum over every row of grad_output * x-hat     shape (d,)
 
-    Both come back in the input's dtype. Inputs from ``fastpath.BACKWARD_BLOCKS_FROM``
-    bytes up take the blocked fast path: its grad_x is the same bit for bit, and so is
-    its grad_gain up to one block; beyond, grad_gain is summed block by block, the
-    blocks' sums in float64, and agrees to rounding.
+    Both come back in the input's dtype.
     """
-    if fastpath.worth_blocking(x, grad_output):
-        return fastpath.rms_norm_backward_blocked(x, gain, eps, grad_output)
     x, gain, eps, out_dtype = validated(x, gain, eps)
     grad_output = validated_upstream(grad_output, x)
     grad_x, grad_gain = gradients(x, gain, eps, grad_output)
-    with np.errstate(over="ignore"):  # float16 may not hold a gradient, on either path
+    with np.errstate(over="ignore"):  # float16 may not hold a gradient
         return grad_x.astype(out_dtype, copy=False), grad_gain.astype(out_dtype)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-
 from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
-from ..studies import real_model
+from ..model import measurements as real_model
 from .course import COURSE
 
 STREAM = {  # the RMS of the row the final norm reads, by the decade it lies in (the options' lower ends)

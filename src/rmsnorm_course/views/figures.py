@@ -30,15 +30,15 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..core.format import binary_size, fmt
+from ..model.measurements import Measurements as RealMeasurements
+from ..perf.roofline import Roofline
+from ..perf.timings import BACKWARD, FORWARD, SizeSweep
 from ..studies.comparison import ActivationComparison, PlacementCurves
-from ..studies.cost import BACKWARD, FORWARD, SizeSweep
 from ..studies.evidence import Primary
 from ..studies.example import EPS
 from ..studies.geometry import Geometry, GradientPicture
 from ..studies.modern import Attention, Depth, GainDecay, Kernel, PartialRms
 from ..studies.precision import Sweep
-from ..studies.real_model import Measurements as RealMeasurements
-from ..studies.roofline import Roofline
 from ..studies.training import Run
 from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve
 

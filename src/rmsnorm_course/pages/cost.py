@@ -1,0 +1,134 @@
+"""Cost: RMSNorm against a copy and the formulas, by size, and on this machine's roofline.
+
+Every sentence here that reads a timing says only what every round agrees on.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core.format import binary_size
+from ..perf import kernel as fastpath
+from ..perf import timings as cost
+from ..perf.roofline import MATMUL_SIZE, PASSES, roofline
+from . import holds
+
+CLOSE_TO_ROOF = 0.7  # a kernel that reaches this share of what memory allows is limited by memory
+
+
+def compared(spread: cost.Spread, name: str, other: str) -> str:
+    """A sentence that claims only what every round showed."""
+    span = f"{spread.low:.2f} to {spread.high:.2f} times as long, round by round"
+    if spread.clear == "longer":
+        return f"{name} took longer than {other} in every round ({span})"
+    if spread.clear == "shorter":
+        return f"{name} took less time than {other} in every round ({span})"
+    return f"{name} and {other} were within the run-to-run spread ({span})"
+
+
+def spread_text(spread: cost.Spread) -> str:
+    """A ratio as the table shows it: the median over the rounds, then the lowest and highest round."""
+    return f"{spread.median:.1f} ({spread.low:.1f} to {spread.high:.1f})"
+
+
+def held_in_cache(batch: int, cache: int | None) -> str:
+    """Whether the copy's working set, x and the array it writes, fits in the cache the machine reports."""
+    if cache is None:
+        return "the least size the build times, as no cache size is known"
+    if 2 * batch > cache:
+        return (
+            f"x and the array written together ({binary_size(2 * batch)}) are larger than that cache, "
+            "so the timings include trips to main memory"
+        )
+    return (
+        f"x and the array written together ({binary_size(2 * batch)}) fit within that cache as reported, "
+        "so the copy's timings are of data a cache can hold; the formula's temporaries may not"
+    )
+
+
+def margin(speedup: float, size: str) -> str:
+    """The narrowest margin in words that read rightly whichever of the two was faster."""
+    if speedup >= 1:
+        return f"at {size}, where the formula took {speedup:.2f} times as long as rms_norm"
+    return f"at {size}, where rms_norm took {1 / speedup:.2f} times as long as the formula"
+
+
+def values() -> SimpleNamespace:
+    shape = cost.cost_shape()
+    cache = cost.last_level_cache()
+    batch = int(np.prod(shape)) * np.dtype(np.float32).itemsize
+    measured = cost.cost_timings(shape, np.float32)
+    spreads = {d: t.ratios(cost.COPY) for d, t in measured.items()}  # one ratio per contender, round by round
+    ratios = {d: {n: spread.median for n, spread in by_name.items()} for d, by_name in spreads.items()}
+    fwd, bwd = spreads[cost.FORWARD], spreads[cost.BACKWARD]
+    holds(ratios[cost.FORWARD][cost.COPY] == 1.0, "the copy is the unit")
+    timed = [spread for by_name in spreads.values() for name, spread in by_name.items() if name != cost.COPY]
+    holds(all(np.isfinite(t.low) and t.low > 0 for t in timed), "every time is a real time")
+    moves = [t.high / t.low for t in timed]
+    sweep = cost.size_sweep()
+    slower = [binary_size(n) for n in sweep.slower_than_formula(cost.PACKAGE)]
+    speedups = sweep.speedup(cost.PACKAGE)
+    roof = roofline()
+    return SimpleNamespace(
+        cost_batch=shape[0],
+        cost_tokens=shape[1],
+        cost_width=shape[2],
+        cost_size=binary_size(batch),
+        cache=f"a {binary_size(cache)}" if cache else "no",
+        beyond=held_in_cache(batch, cache),
+        bytes_per_element=2 * np.dtype(np.float32).itemsize,
+        paper_low=f"{cost.PAPER_SPEEDUP[0]:.0%}",
+        paper_high=f"{cost.PAPER_SPEEDUP[1]:.0%}",
+        flops=cost.FORWARD_FLOPS_PER_ELEMENT,
+        intensity=f"{cost.arithmetic_intensity(np.float32):.1f}",
+        ratios=ratios,
+        f_out=spread_text(fwd[cost.INTO_OUT]),
+        f_pkg=spread_text(fwd[cost.PACKAGE]),
+        f_rms=spread_text(fwd[cost.FORMULA]),
+        f_layer=spread_text(fwd[cost.LAYER_FORMULA]),
+        b_pkg=spread_text(bwd["rms_norm_backward"]),
+        b_rms=spread_text(bwd[cost.FORMULA]),
+        b_layer=spread_text(bwd[cost.LAYER_FORMULA]),
+        moves_least=f"{min(moves):.2f}",
+        moves_most=f"{max(moves):.2f}",
+        rounds=len(measured[cost.FORWARD].samples[cost.COPY]),
+        forward_words=compared(
+            measured[cost.FORWARD].ratio(cost.LAYER_FORMULA, cost.FORMULA),
+            "forward, the LayerNorm formula",
+            "the RMSNorm formula",
+        ),
+        backward_words=compared(
+            measured[cost.BACKWARD].ratio(cost.LAYER_FORMULA, cost.FORMULA),
+            "backward, the LayerNorm formula",
+            "the RMSNorm formula",
+        ),
+        sweep=sweep,
+        sweep_width=cost.SWEEP_WIDTH,
+        sweep_smallest=binary_size(cost.SWEEP_BYTES[0]),
+        sweep_largest=binary_size(cost.SWEEP_BYTES[-1]),
+        sweep_slower=f"slower than the formula at {', '.join(slower)}" if slower else "never slower than the formula",
+        sweep_speedup=format(speedups[-1], ".2f"),
+        sweep_margin=margin(float(speedups.min()), binary_size(sweep.nbytes[np.argmin(speedups)])),
+        sweep_out_speedup=format(sweep.speedup(cost.INTO_OUT)[-1], ".2f"),
+        sweep_package_small=format(1e6 * sweep.seconds[cost.PACKAGE][0], ".1f"),
+        sweep_formula_small=format(1e6 * sweep.seconds[cost.FORMULA][0], ".1f"),
+        few_rows=fastpath.FEW_ROWS,
+        roof=roof,
+        roof_matmul=MATMUL_SIZE,
+        roof_bandwidth=f"{roof.bandwidth / 1e9:.0f}",
+        roof_peak=f"{roof.peak / 1e9:.0f}",
+        roof_ridge=f"{roof.ridge:.1f}",
+        roof_ceiling=f"{roof.attainable(roof.intensity) / 1e9:.1f}",
+        roof_achieved=f"{roof.achieved / 1e9:.1f}",
+        roof_fraction=f"{roof.fraction_of_roof:.0%}",
+        roof_peak_share=f"{roof.achieved / roof.peak:.1%}",
+        roof_below_ridge=f"{roof.ridge / roof.intensity:.0f}",
+        passes=PASSES,
+        roof_reading=(
+            "close to what memory allows: here memory is what limits it"
+            if roof.fraction_of_roof >= CLOSE_TO_ROOF
+            else "well short of what memory allows, so on this machine something else limits it first"
+        ),
+    )

@@ -1,0 +1,62 @@
+"""Scale invariance and the epsilon boundary: the plateau, the scale cards, and where eps goes."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core.format import difference, fmt
+from ..core.rmsnorm import rms_norm_forward
+from ..studies import evidence, example
+from ..studies.comparison import placement_curves
+from ..studies.example import EPS
+from ..studies.thresholds import ROUNDING
+from . import holds
+
+PLACEMENT_AXIS = np.logspace(-9, 1, 300)  # down to far below eps, where each slope reaches its limit
+
+
+def values(scale_min: float, scale_max: float) -> SimpleNamespace:
+    """The page's values; the explorer's scale range is the widget's, handed in by the page."""
+    worked = rms_norm_forward(example.INPUT, None, EPS)
+    ms = float(worked.mean_square[0])
+    holds(abs(np.mean(worked.normalized**2) - ms / (ms + EPS)) <= ROUNDING, "mean(x-hat^2) = ms / (ms + eps)")
+    ideal, production, near_zero = cards = evidence.scale_cards()
+    tiny_ms = float(np.mean(np.square(near_zero.x)))
+    largest = float(np.max(np.abs(near_zero.original)))
+    holds(ideal.max_difference < 1e-15 and production.max_difference < 1e-6, "the ideal and production cards")
+    holds(tiny_ms < near_zero.eps and near_zero.max_difference > largest, "the near-zero card moves past its size")
+    fallen = float(np.sqrt(EPS * example.FALLEN_TO / (1 - example.FALLEN_TO)))
+    fallen_to = float(np.mean(np.square(rms_norm_forward([fallen], None, EPS).normalized)))
+    holds(abs(fallen / np.sqrt(EPS) - 2) < 1e-9, "twice sqrt(eps)")
+    holds(abs(fallen_to - example.FALLEN_TO) <= ROUNDING, "has fallen to the level asked")
+    float32_eps, float16_eps = float(np.finfo(np.float32).eps), float(np.finfo(np.float16).eps)
+    curves = placement_curves(PLACEMENT_AXIS, EPS)
+    holds(abs(curves.inside_slope[0] * np.sqrt(EPS) - 1) < 1e-3, "the slope inside is 1/sqrt(eps)")
+    holds(abs(curves.outside_slope[0] * EPS - 1) < 1e-3, "the slope outside is 1/eps")
+    return SimpleNamespace(
+        eps=f"{EPS:g}",
+        eps_value=EPS,
+        scale_min=f"{scale_min:g}",
+        scale_max=f"{scale_max:g}",
+        sqrt_eps=f"{np.sqrt(EPS):.6f}",
+        ratio=fmt(ms / (ms + EPS)),
+        factor=f"{example.SCALE_FACTOR:g}",
+        cards=cards,
+        fallen_rms=f"{fallen:.6f}",
+        fallen_to=f"{example.FALLEN_TO:g}",
+        tiny_ms=f"{tiny_ms:.3g}",
+        tiny_moves=difference(near_zero.max_difference),
+        tiny_largest=fmt(largest),
+        tiny_times=f"{near_zero.max_difference / largest:.1f}",
+        curves=curves,
+        place_r0=f"{PLACEMENT_AXIS[0]:g}",
+        inside_slope0=f"{curves.inside_slope[0]:.4g}",
+        outside_slope0=f"{curves.outside_slope[0]:.4g}",
+        inv_sqrt_eps=f"{1 / np.sqrt(EPS):.4g}",
+        inv_eps=f"{1 / EPS:.4g}",
+        float32_eps=f"{float32_eps:.3g}",
+        float16_eps=f"{float16_eps:.3g}",
+        docstring_times=f"{float16_eps / float32_eps:g}",
+    )
