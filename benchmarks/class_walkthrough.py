@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from predict_check.sheets import answers_file  # noqa: E402
-from rmsnorm_course.questions import COURSE  # noqa: E402
+
+from rmsnorm_course.pages import COURSE  # noqa: E402
 
 SOLUTIONS = answers_file(COURSE, solutions=True)
 ANSWERS = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-
 from predict_check.sheets import answers_file
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 
 M = len(COURSE.exercises)
 SOLUTIONS = answers_file(COURSE, solutions=True)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 from hostile import HOSTILE
-
 from predict_check.exercises import Exercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 
 SEED = 15
 WHOLE_FILE_REFUSALS = (

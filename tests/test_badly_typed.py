@@ -12,14 +12,14 @@ import io
 import re
 
 import pytest
-from hostile import ALL_RIGHT, SOLUTIONS, M, line_of, with_answer
-
 from classroom.__main__ import main
 from classroom.feedback import feedback_markdown, feedback_text
 from classroom.gradebook import grade_files, tally
 from classroom.report import Run, summary
+from hostile import ALL_RIGHT, SOLUTIONS, M, line_of, with_answer
 from predict_check.sheets import AnswerSheet
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")
 LETTERS = {i: re.search(rf'^{i} = "([A-Z])"$', SOLUTIONS, re.M).group(1) for i in CHOICES}

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from book_pages import PAGES
 from bs4 import BeautifulSoup
-
 from predict_check import box
 from predict_check.verdicts import reference
+
 from rmsnorm_course.core.format import fmt
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import evidence
 from rmsnorm_course.views import static_explorer
 

@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT = [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo", "pyproject.toml"]
 PLANTED = [
-    ("predict_check/kinds.py", "import rmsnorm_course.questions", "The engine never imports a course"),
+    ("predict_check/kinds.py", "import rmsnorm_course.pages", "The engine never imports a course"),
     ("rmsnorm_course/studies/training.py", "import classroom.gradebook", "The course and the class grader never"),
     ("rmsnorm_course/core/reference.py", "import rmsnorm_course.studies.example", "The course: the maths"),
     ("predict_check/reading.py", "import predict_check.imports", "The engine: what an answer is"),

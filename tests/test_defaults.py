@@ -24,7 +24,7 @@ DEFAULTS = {  # where each default is set, and the value given it in the copy
 }
 WORKED = """
 import json, sys, types
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.pages import (backward, boundaries, follow_one_vector, formula, history, implementation,
     in_the_model, index, modern_blocks, modern_gains, precision, predict, scale_and_epsilon, training)
 answers = {exercise.id: repr(exercise.solve().answer) for exercise in COURSE}

@@ -7,14 +7,14 @@ import io
 from pathlib import Path
 
 import pytest
-from hostile import HOSTILE, M
-from submissions import generate_class, write_class
-
 from classroom.__main__ import main
 from classroom.files import answer_files
 from classroom.gradebook import csv_text, grade_files, header, long_csv_text, tally
+from hostile import HOSTILE, M
 from predict_check.verdicts import Outcome
-from rmsnorm_course.questions import COURSE
+from submissions import generate_class, write_class
+
+from rmsnorm_course.pages import COURSE
 
 CLASS = generate_class(300)
 

@@ -13,10 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS, M, with_answer
-from leaks import unstated
-from submissions import generate_class, write_class
-
 from classroom.__main__ import main
 from classroom.feedback import Options, feedback_html, feedback_text
 from classroom.files import answer_files
@@ -24,8 +20,12 @@ from classroom.gradebook import grade_files, tally
 from classroom.policy import PolicyError, load
 from classroom.report import summary
 from classroom.students import Pattern, PatternError
+from hostile import SOLUTIONS, M, with_answer
+from leaks import unstated
+from submissions import generate_class, write_class
+
 from rmsnorm_course import check
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

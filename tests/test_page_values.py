@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rmsnorm_course.pages import UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
+from rmsnorm_course.pages import COURSE, UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
 from rmsnorm_course.perf import timings as cost_study
 from rmsnorm_course.perf.roofline import Roofline
-from rmsnorm_course.questions import COURSE
 from rmsnorm_course.studies import evidence, modern
 from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile import SOLUTIONS
-
 from classroom.__main__ import main
 from classroom.policy import PolicyError, load
-from rmsnorm_course.questions import COURSE
+from hostile import SOLUTIONS
+
+from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

@@ -30,7 +30,8 @@ BOX = re.compile(r'<div class="prediction" data-exercise="([^"]+)"')
 def _print_answers(body: str) -> str:
     """The answers of the page's prediction boxes, in the order it asks them; empty without boxes."""
     from predict_check.verdicts import reference
-    from rmsnorm_course.questions import COURSE
+
+    from rmsnorm_course.pages import COURSE
 
     items = []
     for exercise_id in dict.fromkeys(BOX.findall(body)):

@@ -15,7 +15,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from predict_check import box
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.views import static_explorer
 
 STYLES: tuple[Traversable, ...] = (box.STYLE, files("rmsnorm_course.views") / "static" / "explorer.css")

@@ -25,7 +25,7 @@ __all__ = [
 def __getattr__(name: str):
     """Load ``check`` when it is first asked for (PEP 562), not with the package."""
     if name == "check":
-        from .questions import check
+        from .pages import check
 
         return check
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

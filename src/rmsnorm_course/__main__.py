@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from pathlib import Path
 
 from predict_check.commands import piped
 from predict_check.sheets import AnswerSheet, answers_file
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         return next_token(args.text, args.json)
     if args.command == "pages":
         return make_pages(args.check)
-    from .questions import COURSE  # the exercises load with the studies that solve them: only when asked
+    from .pages import COURSE  # the exercises load with the studies that solve them: only when asked
 
     sys.stdout.write(answers_file(COURSE, solutions=args.command == "solutions"))
     return 0
@@ -64,30 +66,48 @@ def show_report() -> int:
     return 0 if collected.passed else 1
 
 
+def book_pages(root: Path) -> list[Path]:
+    """The book's pages in reading order, as ``root``'s ``_toc.yml`` lists them."""
+    listed = re.findall(r"^\s*-?\s*(?:root|file):\s*(\S+)", (root / "_toc.yml").read_text(encoding="utf-8"), re.M)
+    return [root / f"{page.removesuffix('.md')}.md" for page in listed]
+
+
+def contents(book: list[Path]) -> str:
+    """``pages/contents.txt`` as the book's order makes it: each page that has a module, one a line."""
+    modules = (page.stem.replace("-", "_") for page in book)
+    return "".join(f"{name}\n" for name in modules if (Path(__file__).parent / "pages" / f"{name}.py").is_file())
+
+
 def make_pages(check: bool) -> int:
-    """Each page's boxes made as they need (``predict_check.pages``), and the blank answers file written anew.
+    """Each page's boxes made as they need (``predict_check.pages``), the book's order written into the package
+    (``pages/contents.txt``), and the blank answers file written anew; run in the checkout (``make boxes``).
 
     With ``check``, nothing is written: what is missing is said, and the status is 1 if anything is.
     """
-    from predict_check import pages
+    from predict_check import pages as boxes
 
-    from .questions import COURSE, book_pages
+    from .pages import CONTENTS, COURSE
 
-    template, blank = COURSE.grader / "answers.toml", answers_file(COURSE)
-    said = pages.problems(COURSE, book_pages())
+    book, root = book_pages(Path.cwd()), Path.cwd()
+    template, blank, order = root / "exercises" / "answers.toml", answers_file(COURSE), contents(book)
+    said = boxes.problems(COURSE, book)
     if template.read_text(encoding="utf-8") != blank:
         said.append(f"{template.name} is not the blank answers file the course's exercises make; run make boxes")
+    if CONTENTS.read_text(encoding="utf-8") != order:
+        said.append("pages/contents.txt is not the book's order of _toc.yml; run make boxes")
     if check:
-        print("\n".join(said) or "every page and the answers file are as the boxes need them")
+        print("\n".join(said) or "every page, the book's order and the answers file are as the boxes need them")
         return 1 if said else 0
-    changed = pages.make(book_pages())
+    changed = boxes.make(book)
     if AnswerSheet.read(COURSE, template).answered():
         print(f"{template} holds answers, and is left as it is: move them to a file of their own", file=sys.stderr)
         return 1
     template.write_text(blank, encoding="utf-8")
-    for problem in pages.problems(COURSE, book_pages()):
+    Path(str(CONTENTS)).write_text(order, encoding="utf-8")
+    for problem in boxes.problems(COURSE, book):
         print(problem, file=sys.stderr)
-    print(f"made {len(changed)} page{'s' * (len(changed) != 1)} and {template.name} as the boxes need them")
+    print(f"made {len(changed)} page{'s' * (len(changed) != 1)}, the book's order and {template.name} as the boxes "
+          "need them")  # fmt: skip
     return 0
 
 

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from predict_check import cache, key
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import kept, training
 
 

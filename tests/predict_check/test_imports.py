@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from predict_check.imports import imported_files
-from rmsnorm_course.questions import COURSE
+
+from rmsnorm_course.pages import COURSE
 
 PACKAGE = {  # a package whose modules reach each other every way an import can be written
     "__init__.py": "",
@@ -39,5 +40,5 @@ def test_every_module_an_import_reaches_is_found_and_no_other(tmp_path, monkeypa
 def test_the_answer_key_is_keyed_by_the_modules_its_solvers_import():
     solvers = sorted({exercise.solver.__module__ for exercise in COURSE})
     found = imported_files(solvers)
-    for module in ("questions.predict", "questions.training", "studies.training", "studies.example", "core.rmsnorm"):
+    for module in ("pages.predict", "pages.training", "studies.training", "studies.example", "core.rmsnorm"):
         assert f"rmsnorm_course.{module}" in found

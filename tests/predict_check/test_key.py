@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from predict_check import key
 from predict_check.errors import AnswerKeyWarning
+
 from rmsnorm_course import check
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import kept as keeping
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "rmsnorm_course"
@@ -115,7 +115,7 @@ def test_a_changed_question_with_a_warm_key_is_answered_anew(tmp_path):
 
     assert verdict(str(MEAN_SQUARE)) == "CORRECT"
     assert len(list((tmp_path / "cache").glob("answer-key-*.json"))) == 1  # warm
-    registry = source / "rmsnorm_course" / "questions" / "predict.py"
+    registry = source / "rmsnorm_course" / "pages" / "predict.py"
     declared = r'("mean-square",.*?given=)\{"x": X\}'
     asked, count = re.subn(declared, r'\1{"x": (3.0, 5.0)}', registry.read_text(), count=1, flags=re.S)
     assert count == 1

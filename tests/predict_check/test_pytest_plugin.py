@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
+from predict_check.sheets import answers_file
 from submissions import quoted, wrong
 
-from predict_check.sheets import answers_file
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 M = len(COURSE.exercises)

@@ -23,14 +23,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from predict_check.box import ENTER_SETTLES, LAB_BOX, LAB_HOLD, LAB_OPEN, LAB_WAITING, SHOW_ANSWER, KernelAnswers
 from predict_check.errors import AnswersFileError
 from predict_check.saved import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.sheets import AnswerSheet
 from predict_check.verdicts import Outcome, reference
+
 from rmsnorm_course import check
-from rmsnorm_course.questions import COURSE, Prediction
+from rmsnorm_course.pages import COURSE, Prediction
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = {  # exercise id -> typed text that TOML, a terminal or a page would read as something else

@@ -7,13 +7,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from predict_check.errors import AnswersFileError, GradingError
 from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.verdicts import Outcome
+
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 
 SHIPPED = Path(__file__).resolve().parents[2] / "exercises" / "answers.toml"
 

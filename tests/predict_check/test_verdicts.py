@@ -7,12 +7,12 @@ import re
 import numpy as np
 import pytest
 from leaks import expected_renderings
-
 from predict_check.errors import UnknownExercise
 from predict_check.kinds import Choice
 from predict_check.verdicts import NEAR_MISS, Outcome, reference
+
 from rmsnorm_course import check
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from predict_check import Carried, Shape, Solution
 
 from ..core.format import fmt, given
+from ..core.rmsnorm import rms_norm_backward
 from ..core.tape import tape_rms_norm_gradients
 from ..studies import evidence, example
 from ..studies.geometry import gradient_picture
 from ..studies.thresholds import ROUNDING
-from . import holds
+from . import BATCH_SHAPE, COURSE, EPS, EXACT, PAIR, UPSTREAM, G, X, holds, nums, shape_example, vector
 
 
 def values() -> SimpleNamespace:
@@ -49,4 +51,115 @@ def values() -> SimpleNamespace:
         scaling_error=f"{np.max(np.abs(picture.scale * picture.scaled_grad_x - picture.grad_x)):.1e}",
         saved_shape=str(picture.saved_shape),
         saved_batch=str(picture.batch),
+    )
+
+
+GRADIENT_CASES = (  # fresh rows, gains and upstream gradients for the backward's boxes
+    {"x": (1.0, 2.0), "g": (1.0, 1.0), "upstream": (1.0, 0.0)},
+    {"x": (-2.0, 4.0), "g": (0.5, 2.0), "upstream": (1.0, 1.0)},
+    {"x": (6.0, 8.0), "g": (1.0, -1.0), "upstream": (0.0, 2.0)},
+    {"x": (0.5, 1.5), "g": (2.0, 0.5), "upstream": (-1.0, 3.0)},
+    {"x": (5.0, -12.0), "g": (1.5, 0.5), "upstream": (2.0, 1.0)},
+)
+
+
+@COURSE.exercise(
+    "grad-x",
+    "The input's gradient",
+    "x = {x}, g = {g}, eps = {eps}, upstream gradient grad_output = {upstream}. What is grad_x?",
+    PAIR,
+    "x enters twice: in the numerator and in the RMS. With u = grad_output * g, "
+    "grad_x = r * (u - x-hat * mean(u * x-hat)).",
+    given={"x": X, "g": G, "eps": EPS, "upstream": UPSTREAM},
+    variants=GRADIENT_CASES,
+)
+def _grad_x(x, g, eps, upstream) -> Solution:
+    p = evidence.primary(x, g, eps, upstream)
+    constant_rms = p.forward.inverse_rms * p.upstream * p.gain
+    return _gradient(
+        p.grad_x,
+        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = {fmt(p.upstream * p.gain)}",
+        evidence.gradient_checks(p)[0],
+        (constant_rms, "That treats the RMS as a constant; x also moves the RMS, which adds a second term."),
+    )
+
+
+def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray, str]) -> Solution:
+    """A gradient of the worked example: how it is derived, and how far a numerical check agrees with it."""
+    return Solution(
+        tuple(values.tolist()),
+        f"{derivation}: {fmt(values)}.",
+        slips=((tuple(slip[0].tolist()), slip[1]),),
+        detail=(
+            f"Nudging each coordinate up and down by {check.step:g} changes the loss at these rates, "
+            f"to within {max(c.error for c in check.checks):.1e}."
+        ),
+    )
+
+
+@COURSE.exercise(
+    "grad-gain",
+    "The gain's gradient",
+    "x = {x}, g = {g}, eps = {eps}, grad_output = {upstream}. What is grad_gain?",
+    PAIR,
+    "y = g * x-hat, so each gain coordinate's gradient is grad_output times the matching x-hat coordinate.",
+    given={"x": X, "g": G, "eps": EPS, "upstream": UPSTREAM},
+    variants=GRADIENT_CASES,
+    carried=(Carried("normalized", lambda xhat: vector(np.asarray(UPSTREAM) * np.asarray(xhat))),),
+    misconceptions=(
+        (
+            lambda x, g, eps, upstream: upstream,
+            "That is grad_output itself; each gain coordinate's gradient also carries its x-hat coordinate.",
+        ),
+    ),
+)
+def _grad_gain(x, g, eps, upstream) -> Solution:
+    p = evidence.primary(x, g, eps, upstream)
+    uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
+    derivation = f"grad_gain = grad_output * x-hat = {nums(upstream)} * {fmt(p.forward.normalized)}"
+    return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
+
+
+@COURSE.exercise(
+    "gain-gradient-shape",
+    "The gain gradient's shape",
+    f"An input of shape [B, T, d] = {list(BATCH_SHAPE)} goes through RMSNorm. What is the shape of the gain's "
+    "gradient, grad_gain?",
+    Shape(),
+    "A gradient has the shape of the thing it is the gradient of; how many numbers does the gain hold?",
+)
+def _gain_gradient_shape() -> Solution:
+    x, gain, upstream, _ = shape_example()
+    grad_x, grad_gain = rms_norm_backward(x, gain, EPS, upstream)
+    return Solution(
+        grad_gain.shape,
+        f"{grad_gain.shape}, the gain's own shape: every row's grad_output * x-hat is summed into it.",
+        slips=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
+        detail=f"It sums over all {int(np.prod(x.shape[:-1]))} rows; grad_x has the input's shape, {grad_x.shape}.",
+    )
+
+
+@COURSE.exercise(
+    "grad-x-scaled",
+    "The gradient of a scaled input",
+    "With eps = 0, x = {x}, g = {g} and grad_output = {upstream}, multiply x by {scale}. grad_x of the scaled "
+    "input is grad_x of x times what factor?",
+    EXACT,
+    "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
+    given={"x": X, "g": G, "upstream": UPSTREAM, "scale": 4.0},  # not the scale cards' ten: not their answer
+    variants=({"scale": 2.0}, {"scale": 0.5}, {"scale": 10.0}, {"scale": 0.25}, {"scale": 8.0}),
+)
+def _grad_x_scaled(x, g, upstream, scale) -> Solution:
+    grad_x, _ = rms_norm_backward(x, g, example.IDEAL_EPS, upstream)
+    scaled, _ = rms_norm_backward(scale * np.asarray(x), g, example.IDEAL_EPS, upstream)
+    factor = float(scaled[0] / grad_x[0])
+    return Solution(
+        factor,
+        f"{factor:g} = 1/{scale:g}: the output is unchanged, so its sensitivity to each coordinate "
+        f"{'shrinks as x grows' if scale > 1 else 'grows as x shrinks'}.",
+        slips=(
+            (scale, "That is the factor on x; the gradient moves the other way."),
+            (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),
+        ),
+        detail=f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}.",
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from predict_check import RIGHT, Axis, Choice, Number, Place, Shape, Solution
 
 from ..core.format import fmt, given
 from ..core.rmsnorm import rms_norm
 from ..studies import evidence, example
 from ..studies.geometry import geometry
 from ..studies.thresholds import ROUNDING
-from . import holds
+from . import BATCH_SHAPE, COURSE, EXACT, holds, nums, shape_example, stages_of
 
 SPIKE = (10.0, 0.0, 0.0, 0.0)  # one large coordinate: RMSNorm does not clip it to one
 
@@ -40,4 +41,140 @@ def values() -> SimpleNamespace:
         geometry_eps=f"{g.eps:g}",
         shrink_small=f"{g.shrink_scales[0]:g}",
         shrink_small_length=f"{np.linalg.norm(g.shrink_images[0]):.4f}",
+    )
+
+
+@COURSE.exercise(
+    "row-count",
+    "How many mean squares",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. How many mean squares does RMSNorm compute for it?",
+    EXACT,
+    "The formula is written for one feature vector: how many feature vectors does this input hold?",
+)
+def _row_count() -> Solution:
+    x, *_ = shape_example()
+    batch, positions, width = x.shape
+    stages = stages_of(x)
+    count = int(stages.mean_square.size)
+    return Solution(
+        float(count),
+        f"{count}: one for each of the {batch} x {positions} rows of width {width}.",
+        slips=(
+            (float(width), "That is one per feature; RMSNorm computes one per row, across its features."),
+            (float(x.size), "That is one per number; a mean square averages a whole row."),
+            (float(batch), "That is one per sequence; each position's feature vector has its own."),
+            (1.0, "That is one for the whole input; each row has its own."),
+        ),
+        detail=f"Kept with their axis, as numpy's keepdims=True keeps it, they have shape {stages.mean_square.shape}.",
+    )
+
+
+@COURSE.exercise(
+    "output-shape",
+    "The output's shape",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. RMSNorm keeps its mean squares with their axis, in shape "
+    f"{[*BATCH_SHAPE[:-1], 1]}, and divides x by sqrt(mean square + eps). What is the shape of the output?",
+    Shape(),
+    "Dividing arrays of two shapes broadcasts them: an axis of length 1 is stretched to match the other.",
+)
+def _output_shape() -> Solution:
+    x, _, _, y = shape_example()
+    statistics = stages_of(x).mean_square.shape
+    return Solution(
+        y.shape,
+        f"An input of shape {x.shape} comes out with shape {y.shape}: every axis is kept.",
+        slips=(
+            (statistics, "That is the mean squares' shape; dividing x by them stretches their last axis back."),
+            (x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),
+        ),
+        detail=f"The mean squares' {statistics} broadcast against x's {x.shape}: each row's one number divides "
+        f"all {x.shape[-1]} of its features.",
+    )
+
+
+CENTERING = {  # (its output's mean is zero, the other row changes it) -> the option that says so
+    (True, True): "mean zero; changes if the other row changes",
+    (True, False): "mean zero; the same whatever the other row",
+    (False, True): "mean not zero; changes if the other row changes",
+    (False, False): "mean not zero; the same whatever the other row",
+}
+
+
+@COURSE.exercise(
+    "centering-and-batch",
+    "Two rows in one batch",
+    f"The rows {nums(example.ANCHOR)} and {nums(example.COMPANION)} go through RMSNorm as one batch. What is true "
+    f"of the output for {nums(example.ANCHOR)}: is its mean zero, and does it change if the other row is replaced?",
+    Choice.of(
+        {
+            CENTERING[True, True]: "That is BatchNorm, which centers each feature with the whole batch's statistics.",
+            CENTERING[True, False]: "That is LayerNorm, which subtracts each row's own mean before rescaling.",
+            CENTERING[False, True]: "A statistic shared across the batch would let one row's output depend on another.",
+            CENTERING[False, False]: RIGHT,
+        }
+    ),
+    "Look at the formula: which numbers enter the mean square, and is anything subtracted from x?",
+)
+def _centering_and_batch() -> Solution:
+    h = evidence.history()
+    mixes = not np.array_equal(h.rms_norm_with_companion, h.rms_norm_with_itself)
+    centers = abs(h.rms_mean) < 1e-12
+    return Solution(
+        CENTERING[centers, mixes],
+        "Its mean is not zero, and no other row can change it: the one statistic is the row's own mean square.",
+        detail=(
+            f"Next to {nums(example.COMPANION)} or next to a copy of itself, {nums(example.ANCHOR)} comes out the "
+            "same, and nothing is subtracted from it."
+        ),
+    )
+
+
+@COURSE.exercise(
+    "anchor-mean",
+    "The mean of x-hat",
+    "With eps = 0, what is the mean of x-hat for the row x = {x}?",
+    Number(),
+    "RMSNorm divides by the RMS and subtracts nothing: average the coordinates of x / RMS.",
+    given={"x": example.ANCHOR},
+    variants=({"x": (2.0, 2.0)}, {"x": (-1.0, 3.0)}, {"x": (3.0, 4.0)}, {"x": (1.0, 1.0, 4.0)}, {"x": (-2.0, -1.0)}),
+)
+def _anchor_mean(x) -> Solution:
+    normalized = stages_of(x, eps=example.IDEAL_EPS).normalized
+    return Solution(
+        float(np.mean(normalized)),
+        f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted.",
+        slips=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
+        detail=f"x-hat is x divided by a positive number, so its mean has the sign of x's own mean, {np.mean(x):g}.",
+    )
+
+
+CIRCLE = Axis(0.0, 360.0, "angle", "where x-hat lands: degrees from the first axis")
+
+
+@COURSE.exercise(
+    "circle-image",
+    "Where x-hat lands on the circle",
+    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). Place the marker where x-hat lands "
+    "(or type its angle, in degrees counter-clockwise from the first axis).",
+    Place(CIRCLE, tolerance=5.0, relative=False),
+    "Dividing by a positive number changes a vector's length, never the way it points.",
+    given={"x": (-1.0, 2.0)},
+    variants=({"x": (3.0, 1.0)}, {"x": (-2.0, -2.0)}, {"x": (1.0, -3.0)}, {"x": (0.5, 2.0)}, {"x": (-4.0, 1.0)}),
+)
+def _circle_image(x) -> Solution:
+    image = stages_of(x, eps=example.IDEAL_EPS).normalized
+    angle = float(np.degrees(np.arctan2(image[1], image[0])) % 360.0)
+    centred = np.asarray(x) - np.mean(x)
+    return Solution(
+        angle,
+        f"At {angle:.0f} degrees, x-hat = {fmt(image)}: the way x points, at length sqrt(2).",
+        slips=(
+            (
+                float(np.degrees(np.arctan2(centred[1], centred[0])) % 360.0),
+                "That is where LayerNorm sends it: it subtracts the mean first.",
+            ),
+            ((angle + 180.0) % 360.0, "That points against x; dividing by a positive RMS keeps its direction."),
+        ),
+        detail=f"|x-hat| = {np.linalg.norm(image):.6f}: every nonzero x lands on the circle, in its own direction.",
+        picture={"point": [float(v) for v in image], "input": [float(v) for v in x]},
     )

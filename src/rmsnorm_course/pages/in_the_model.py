@@ -5,10 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from predict_check import RIGHT, Choice, Number, Solution
 
+from ..core.format import fmt
+from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
+from ..studies import example
 from ..studies.block import PreNormBlock
-from . import holds
+from . import COURSE, EPS, SHAPE_SEED, G, X, holds
 
 WIDTH, SEED, INPUT_SEED, LOUDER = 8, 0, 1, 100.0  # the page's block, its input, and how much louder the stream gets
 
@@ -32,3 +36,106 @@ def values() -> SimpleNamespace:
     groups = adamw_parameter_groups(block.parameters())
     holds(groups.no_decay == tuple(f"decoder.block.0.{n}_norm.gain" for n in ("attention", "ffn")), "the gains")
     return SimpleNamespace(block=block, groups=groups)
+
+
+PLACEMENTS = {  # where the norm sits, as the block computes it
+    "post": "h = RMSNorm(h + F(h))",
+    "pre": "h = h + F(RMSNorm(h))",
+    "branch output": "h = h + RMSNorm(F(h))",
+    "both paths": "h = RMSNorm(h) + F(RMSNorm(h))",
+}
+
+
+@COURSE.exercise(
+    "pre-norm-placement",
+    "Where the norm sits in a block",
+    "A pre-norm block applies RMSNorm before the residual addition. Which arrangement gives the learned branch F "
+    "inputs of a steady scale, and carries the residual stream h on unchanged apart from what F adds?",
+    Choice.of(
+        {
+            PLACEMENTS["post"]: "That is post-norm: the norm sits on the stream itself, after each addition.",
+            PLACEMENTS["pre"]: RIGHT,
+            PLACEMENTS["branch output"]: (
+                "Normalizing the branch's output fixes what it adds, but the branch still reads the raw stream."
+            ),
+            PLACEMENTS["both paths"]: "That replaces the stream by a normalized copy: the identity path no longer "
+            "carries h.",
+        }
+    ),
+    "Check each option against both needs: what does F read, and what reaches the next block besides F's output?",
+)
+def _pre_norm_placement() -> Solution:
+    """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
+    block = PreNormBlock(len(X), seed=SHAPE_SEED)
+    x = np.array([X, example.ANCHOR])  # two positions of a sequence, width d = 2
+    trace = block.trace(x)
+    norm, branch = block.attention_norm, block.mixing
+    candidates = {
+        PLACEMENTS["post"]: norm(x + branch(x)),
+        PLACEMENTS["pre"]: x + branch(norm(x)),
+        PLACEMENTS["branch output"]: x + norm(branch(x)),
+        PLACEMENTS["both paths"]: norm(x) + branch(norm(x)),
+    }
+    matches = [option for option, h in candidates.items() if np.array_equal(h, trace.h)]
+    if len(matches) != 1:
+        raise AssertionError(f"options {matches} reproduce the block; expected exactly one")
+    return Solution(
+        matches[0],
+        f"{matches[0]}: the branch reads a normalized copy, and the stream itself passes through untouched.",
+        detail=(
+            "In the chapter's pre-norm block the attention branch reads rows with mean square "
+            f"{fmt(np.mean(np.square(trace.attention_input), axis=-1))}, while the stream's rows have "
+            f"{fmt(np.mean(np.square(trace.h), axis=-1))} once the branch is added."
+        ),
+    )
+
+
+@COURSE.exercise(
+    "no-decay-policy",
+    "What decay leaves of the output",
+    "Two copies of one model start from the same weights. One optimizer puts every RMSNorm gain in AdamW's "
+    "weight-decay group; the other leaves the gains out. Each update multiplies a decayed parameter by "
+    "1 - {rate}. After {updates} updates of weight decay alone, fed the same input, the decayed copy's "
+    "RMSNorm output is what multiple of the other's?",
+    Number(),
+    "The output is g times x-hat, and x-hat does not involve the gain: what has happened to g after that many updates?",
+    given={"rate": 1e-3, "updates": 1000},  # the learning rate times the decay, per update
+    variants=(
+        {"rate": 1e-3, "updates": 500},
+        {"rate": 1e-4, "updates": 1000},
+        {"rate": 2e-3, "updates": 100},
+        {"rate": 1e-2, "updates": 50},
+        {"rate": 5e-4, "updates": 2000},
+    ),
+)
+def _no_decay_policy(rate, updates) -> Solution:
+    """Both copies' outputs from the package's layer, the decayed gain shrunk by each update in turn."""
+    layer = RMSNorm(len(X), EPS, example.GAIN_NAME)
+    (gain,) = layer.parameters()
+    usual = adamw_parameter_groups(layer.parameters())
+    decayed = adamw_parameter_groups(layer.parameters(), no_decay=[])
+    if usual.no_decay != (example.GAIN_NAME,) or decayed.decay != (example.GAIN_NAME,):
+        raise AssertionError(f"the groups {usual} and {decayed} do not show the policy deciding")
+    x, g = np.asarray(X), np.asarray(G)
+    shrunk = g.copy()
+    for _ in range(updates):
+        shrunk = shrunk * (1 - rate)
+    ratio = RMSNorm.from_gain(shrunk, EPS)(x) / RMSNorm.from_gain(g, EPS)(x)
+    if not np.allclose(ratio, ratio[0], rtol=1e-12):
+        raise AssertionError(f"the decay should scale every feature alike, not {fmt(ratio)}")
+    left = float(ratio[0])
+    return Solution(
+        left,
+        f"(1 - {rate:g})**{updates} = {left:.6f}: the formula has no decay in it, so x-hat is the same in both "
+        "copies, and the output scales with the gain the updates shrank.",
+        slips=(
+            (1 - rate, "That is one update's factor; each update multiplies the gain by it again."),
+            (max(1 - rate * updates, 0.0), f"That subtracts {rate:g} {updates:,} times; each update multiplies."),
+            (1.0, "The normalization rescales x, not the gain: the gain multiplies after it."),
+        ),
+        detail=(
+            "The optimizer's groups decide which copy that is: by default every parameter with at most one axis, "
+            f"the gain {example.GAIN_NAME} (shape {gain.value.shape}) among them, is left undecayed; passing "
+            "no_decay=[] decays it."
+        ),
+    )

@@ -5,10 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
 
 from ..perf.roofline import roofline
 from ..studies import modern
-from . import holds
+from . import COURSE, holds
 
 
 def values() -> SimpleNamespace:
@@ -34,4 +35,117 @@ def values() -> SimpleNamespace:
         read=modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0]),
         spread=f"{modern.partial_rms_spread(modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])):.1%}",
         first_width=modern.LLAMA_WIDTHS[0],
+    )
+
+
+FORMATS = {"bfloat16": 2, "float32": 4, "float8": 1, "float64": 8}  # bytes a number
+
+
+def _format_size(size: int) -> str:
+    return f"{size} byte{'s' * (size != 1)}"
+
+
+def _format(dtype: str) -> dict[str, str]:
+    """A number format as a question names it: bfloat16, 2 bytes."""
+    return {"dtype": dtype, "size": _format_size(FORMATS[dtype])}
+
+
+@COURSE.exercise(
+    "fused-bytes",
+    "Bytes moved by a fused add + RMSNorm",
+    "In {dtype} ({size} a number), one fused kernel computes the new stream h' = h + f and the normalized row "
+    "y = RMSNorm(h') in a single pass. At the least, how many bytes per element must it move through memory?",
+    Number(units=("bytes", "byte", "b"), stated=False),
+    "Count every array the kernel must read, and every array that someone after it still reads, at the format's "
+    "bytes each.",
+    given=_format("bfloat16"),
+    variants=tuple(_format(name) for name in ("float32", "float8", "float64")),
+)
+def _fused_bytes(dtype, size) -> Solution:
+    itemsize = FORMATS[dtype]
+    unfused, fused = modern.KERNELS
+    moved = fused.bytes_per_element(itemsize)
+    other = itemsize // 2 or 2  # the format half as wide (float8: twice as wide), a slip in the number's size
+    return Solution(
+        float(moved),
+        f"Two reads, h and f, and two writes, h' and y, of {size} each: {moved} bytes per element.",
+        slips=(
+            (float(unfused.bytes_per_element(itemsize)), "That counts h' read back by a second kernel."),
+            (float(moved - itemsize), "The next block adds to h': the kernel must write the new stream as well as y."),
+            (
+                float(fused.bytes_per_element(other)),
+                f"That counts {_format_size(other)} a number; {dtype} takes {size}.",
+            ),
+        ),
+        detail=f"Run apart, the addition writes h' and the norm reads it back: {unfused.bytes_per_element(itemsize)} "
+        "bytes.",
+    )
+
+
+INTENSITY = Axis(0.01, 100.0, "log", "arithmetic intensity: operations per byte (log scale)")
+FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
+
+
+@COURSE.exercise(
+    "fused-intensity",
+    "Add + RMSNorm on the roofline",
+    "Add + RMSNorm does {flops} operations per element (the addition, then the norm's square, sum, scaling and "
+    "gain). Run as {how}, in {dtype}, where does it sit on a roofline's intensity axis?",
+    Place(INTENSITY, tolerance=0.15),
+    "Intensity is operations divided by bytes moved, per element.",
+    given={"flops": modern.FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
+    variants=(
+        {"dtype": "float32"},
+        {"dtype": "float8"},
+        {"dtype": "bfloat16", "how": APART},
+        {"dtype": "float32", "how": APART},
+        {"dtype": "float64"},
+    ),
+)
+def _fused_intensity(flops, dtype, how) -> Solution:
+    kernel = modern.KERNELS[1 if how == FUSED else 0]
+    moved = kernel.bytes_per_element(FORMATS[dtype])
+    intensity = flops / moved
+    return Solution(
+        intensity,
+        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte.",
+        slips=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
+        detail="Where that lies left of a machine's ridge, as on the roofline the cost page measured, memory sets "
+        "the speed: fewer bytes per element mean a proportionally faster kernel.",
+        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in modern.KERNELS]},
+    )
+
+
+PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)}  # per cent -> the option
+
+
+@COURSE.exercise(
+    "partial-rms-error",
+    "How far off a partial RMS is",
+    f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
+    f"independent standard normal values and p = {modern.SHARE:.2%} "
+    f"({modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])} "
+    "values), about how far off is the estimate, typically?",
+    Choice.of(
+        {
+            PARTIAL_ERRORS[0.04]: "That would need millions of values; the mean square of n values is off by "
+            "about sqrt(2 / n).",
+            PARTIAL_ERRORS[0.4]: "That would need tens of thousands of values, more than the whole row holds.",
+            PARTIAL_ERRORS[4]: RIGHT,
+            PARTIAL_ERRORS[40]: "That is the error of an estimate from a handful of values, not from hundreds.",
+        }
+    ),
+    "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
+)
+def _partial_rms_error() -> Solution:
+    error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
+    nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
+    count = modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])
+    return Solution(
+        PARTIAL_ERRORS[nearest],
+        f"A few per cent: over {modern.ROWS:,} seeded rows the median error is {error:.1%}.",
+        detail=(
+            f"The error's spread is about sqrt(1 / (2n)) = {modern.partial_rms_spread(count):.1%} for n = {count}; "
+            "the median of a normal error's size is about two thirds of its spread."
+        ),
     )
