@@ -37,7 +37,7 @@ from ..core.reference import (
     CHUNK,
     DEFAULT_EPS,
     inverse_rms,
-    normalize_rescaled,
+    normalize,
     outside,
     row_dots,
     safe_floor,
@@ -105,7 +105,7 @@ def rms_norm_blocked(
         careful = outside(totals, *_joined_totals(working, width, scale))
         if careful is not None:
             check_values(x, eps)  # raises, naming the row, as core would
-            redone = normalize_rescaled(sources[careful].astype(working, copy=False), eps)[2]
+            redone = normalize(sources[careful].astype(working, copy=False), eps)[2]
             targets[careful] = redone if scale is None else redone * scale
     if result is not out:
         np.copyto(out, result)
@@ -154,7 +154,7 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
         return None
     eps = float(dtype.type(eps))  # eps as the dtype holds it
     shift, low = width * eps, width * floor  # low as safe_totals has it
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an infinite sum, found below
+    with np.errstate(over="ignore", invalid="ignore"):  # an infinite sum is found below; a gain may overflow y
         if width <= chunk:
             sums = np.vecdot(x, x)
         else:
@@ -162,21 +162,38 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
             sums = row_dots(rows, rows).reshape(x.shape[:-1])
         if gain is not None and not math.isfinite(np.vecdot(gain, gain)):
             return None
-    if x.size <= FEW_ROWS * width:
-        inverse = []
-        for total in sums.ravel().tolist():
-            total += shift
-            if not low <= total <= biggest:  # False on NaN
-                return None
-            inverse.append(math.sqrt(width / total))
-        inverse = inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*x.shape[:-1], 1)
-    else:
-        totals = np.add(sums, shift, dtype=np.float64)
-        if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= biggest):
+        inverses = _few_inverses if x.size <= FEW_ROWS * width else _many_inverses
+        inverse = inverses(sums, shift, low, biggest, width, dtype)
+        if inverse is None:
             return None
-        inverse = inverse_rms(totals, width, dtype)[..., None]
-    y = np.multiply(x, inverse, out=out)
-    return y if gain is None else np.multiply(y, gain, out=y)
+        y = np.multiply(x, inverse, out=out)
+        return y if gain is None else np.multiply(y, gain, out=y)
+
+
+def _few_inverses(
+    sums: np.ndarray, shift: float, low: float, high: float, width: int, dtype: np.dtype
+) -> float | np.ndarray | None:
+    """Each row's 1/RMS in Python floats, rounded once to ``dtype``; None if any S + d*eps lies outside [low, high].
+
+    One row's stays a Python float, which numpy rounds to ``dtype`` as it multiplies.
+    """
+    inverse = []
+    for total in sums.ravel().tolist():
+        total += shift
+        if not low <= total <= high:  # False on NaN
+            return None
+        inverse.append(math.sqrt(width / total))
+    return inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*sums.shape, 1)
+
+
+def _many_inverses(
+    sums: np.ndarray, shift: float, low: float, high: float, width: int, dtype: np.dtype
+) -> np.ndarray | None:
+    """Each row's 1/RMS as core's ``inverse_rms`` has it, a column; None if any S + d*eps lies outside [low, high]."""
+    totals = np.add(sums, shift, dtype=np.float64)
+    if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= high):
+        return None
+    return inverse_rms(totals, width, dtype)[..., None]
 
 
 # What _one_block looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
