@@ -110,7 +110,7 @@ class Kernel:
         return self.module.rms_norm_blocked(x, gain, eps, out)
 
 
-TODAY = Kernel("", fastpath)
+TODAYS_KERNEL = Kernel("", fastpath)
 
 
 def git(*args: str) -> str:
@@ -198,8 +198,8 @@ def load_torch():
 def forward_runs(x, gain, bias, out, torch, kernels) -> dict[str, Callable[[], object]]:
     runs = {
         COPY: lambda: np.copyto(out, x),
-        PACKAGE_OUT: lambda: TODAY.forward(x, gain, EPS, out),
-        PACKAGE: lambda: TODAY.forward(x, gain, EPS, None),
+        PACKAGE_OUT: lambda: TODAYS_KERNEL.forward(x, gain, EPS, out),
+        PACKAGE: lambda: TODAYS_KERNEL.forward(x, gain, EPS, None),
         REFERENCE: lambda: rms_norm(x, gain, EPS),
         ONE_PASS: lambda: np.multiply(x, 2, out=out),
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
@@ -338,8 +338,8 @@ def _sweep_size(dtype, nbytes: int, kernels: list[Kernel], repeats: int) -> Timi
     out = np.empty_like(x)
     runs = {
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
-        PACKAGE: lambda: TODAY.forward(x, gain, EPS, None),
-        PACKAGE_OUT: lambda: TODAY.forward(x, gain, EPS, out),
+        PACKAGE: lambda: TODAYS_KERNEL.forward(x, gain, EPS, None),
+        PACKAGE_OUT: lambda: TODAYS_KERNEL.forward(x, gain, EPS, out),
     }
     for kernel in kernels:
         runs[kernel.name] = lambda k=kernel: k.forward(x, gain, EPS, None)
@@ -391,14 +391,14 @@ def regression_cases(kernel: Kernel) -> list[Case]:
     x = rng.standard_normal(LARGE).astype(np.float32)
     gain, out = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32), np.empty_like(x)
     cases = [
-        Case("128 MiB float32 forward into out", partial(TODAY.forward, x, gain, EPS, out),
+        Case("128 MiB float32 forward into out", partial(TODAYS_KERNEL.forward, x, gain, EPS, out),
              partial(kernel.forward, x, gain, EPS, out)),
     ]  # fmt: skip
     for nbytes, dtype, rows in ((2**20, np.float64, 128), (4096, np.float32, 1)):
         small = rng.standard_normal((rows, nbytes // rows // np.dtype(dtype).itemsize)).astype(dtype)
         small_gain = rng.uniform(0.5, 1.5, small.shape[-1]).astype(dtype)
         name = f"{binary_size(nbytes)} {np.dtype(dtype).name}, rows of {small.shape[-1]}, forward"
-        today, named = (partial(k.forward, small, small_gain, EPS, None) for k in (TODAY, kernel))
+        today, named = (partial(k.forward, small, small_gain, EPS, None) for k in (TODAYS_KERNEL, kernel))
         cases.append(Case(name, today, named, cost.SAMPLE_BYTES // nbytes))
     return cases
 

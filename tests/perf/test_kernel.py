@@ -40,6 +40,7 @@ def reported_cache(request, monkeypatch):
     if request.param is not None:
         monkeypatch.setattr(kernel, "cache_bytes", lambda level=2: request.param)
         monkeypatch.setattr(kernel, "BLOCK_BYTES", kernel.block_bytes())
+        monkeypatch.setattr(kernel, "WHOLE_BYTES", kernel.whole_bytes())
     return kernel.BLOCK_BYTES
 
 
@@ -222,11 +223,12 @@ def test_a_bad_gain_on_a_small_input_gets_core_s_refusal():
 
 
 def test_an_input_of_several_blocks_is_core_s_to_within_a_few_ulps(reported_cache):
-    """The input's size comes from the block size the cache report gives: three blocks and a part."""
+    """The input's size comes from the sizes the cache report gives: beyond what is taken whole, by a block and part."""
     width = 700
-    rows = 3 * kernel.rows_per_block(np.empty((1, width)), np.dtype(np.float32), reported_cache) + 5
-    x, gain = random_case((rows, width), np.float32)
-    assert x.nbytes > 3 * reported_cache
+    row = width * np.dtype(np.float32).itemsize
+    rows = kernel.WHOLE_BYTES // row + kernel.rows_per_block(np.empty((1, width)), np.dtype(np.float32), reported_cache)
+    x, gain = random_case((rows + 5, width), np.float32)
+    assert x.nbytes > kernel.WHOLE_BYTES + reported_cache
     assert close(kernel.rms_norm_blocked(x, gain, EPS), core(x, gain))
     assert close(kernel.rms_norm_blocked(x, gain, EPS, out=np.empty_like(x)), core(x, gain))
 
@@ -410,9 +412,16 @@ def test_a_block_is_a_third_of_one_cores_l2_cache_within_its_range():
     assert kernel.block_bytes(0) == 1024 * 1024 // 3  # a machine that reports no cache: taken as 1 MiB
 
 
-def test_the_forced_cache_report_gives_its_block_size(reported_cache, request):
+def test_an_input_of_up_to_two_l2_caches_is_taken_whole_and_no_more_than_8_mib():
+    assert kernel.whole_bytes(1280 * 1024) == 2560 * 1024
+    assert kernel.whole_bytes(0) == 2 * 1024 * 1024
+    assert kernel.whole_bytes(32 * 1024 * 1024) == 8 * 1024 * 1024
+
+
+def test_the_forced_cache_report_gives_its_sizes(reported_cache, request):
     forced = request.node.callspec.params["reported_cache"]
     cache = machine.cache_bytes(2) if forced is None else forced
     assert reported_cache == kernel.BLOCK_BYTES == kernel.block_bytes(cache)
+    assert kernel.WHOLE_BYTES == kernel.whole_bytes(cache)
     if cache and kernel.BLOCK_RANGE[0] * 3 <= cache <= kernel.BLOCK_RANGE[1] * 3:
         assert 2 * kernel.BLOCK_BYTES < cache  # a block of x and its block of output fit in it together

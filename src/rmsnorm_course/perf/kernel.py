@@ -48,6 +48,7 @@ from .caches import cache_bytes
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
 CACHE_SHARE = 3  # a block is this share of one core's L2 cache: x's block and the output's fit in it together
 BLOCK_RANGE = (128 * 1024, 4 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
+WHOLE_CACHES = 2  # an input of at most this many L2 caches is taken whole, in one block: faster there than blocks
 JOIN_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS * gain as fast as it copies
 UNKNOWN_CACHE = 1024 * 1024  # the L2 cache a machine that reports none is taken to have
 
@@ -59,12 +60,26 @@ def block_bytes(cache: int | None = None) -> int:
     block must be large enough that its fixed cost (a few numpy calls, a few microseconds)
     is small beside its streaming time. ``make bench`` sweeps the choice.
     """
-    cache = (cache_bytes(2) if cache is None else cache) or UNKNOWN_CACHE
     low, high = BLOCK_RANGE
-    return min(max(cache // CACHE_SHARE, low), high)
+    return min(max(_l2(cache) // CACHE_SHARE, low), high)
 
 
-BLOCK_BYTES = block_bytes()
+def whole_bytes(cache: int | None = None) -> int:
+    """The largest input taken whole, in one block: ``WHOLE_CACHES`` times one core's L2 cache.
+
+    Up to there the whole-array steps (the sums, then x * 1/RMS, then the gain) stream
+    from cache, and the blocks' fixed costs would outweigh what they save. At most two of
+    the largest blocks, whatever the cache reported.
+    """
+    return min(WHOLE_CACHES * _l2(cache), 2 * BLOCK_RANGE[1])
+
+
+def _l2(cache: int | None) -> int:
+    """``cache``, or where it is None the L2 cache this machine reports; ``UNKNOWN_CACHE`` where that is none."""
+    return (cache_bytes(2) if cache is None else cache) or UNKNOWN_CACHE
+
+
+BLOCK_BYTES, WHOLE_BYTES = block_bytes(), whole_bytes()
 
 
 def rms_norm_blocked(
@@ -78,7 +93,9 @@ def rms_norm_blocked(
 
     Beyond the output only block-sized scratch is allocated, except that an ``out``
     whose rows are not contiguous in memory is staged through one full copy.
-    ``block_bytes`` defaults to ``BLOCK_BYTES``, the size this machine's cache gives.
+    ``block_bytes`` defaults to ``BLOCK_BYTES``, the size this machine's cache gives, and
+    an input of at most ``WHOLE_BYTES`` is then taken whole; a ``block_bytes`` given
+    takes whole an input of at most one such block.
 
     ``out`` is written as the blocks go, not in one step: an interrupted call (Ctrl+C)
     leaves some of its rows written and the rest as they were, and so does an input
@@ -86,8 +103,8 @@ def rms_norm_blocked(
     block, which is found once the blocks are written. Core's ``rms_norm(out=)`` writes
     in one step, for a caller who needs ``out`` whole or untouched.
     """
-    size = BLOCK_BYTES if block_bytes is None else block_bytes
-    if _ordinary(x, gain, eps) and x.nbytes <= size and _fits(out, x, gain):
+    size, whole = (BLOCK_BYTES, WHOLE_BYTES) if block_bytes is None else (block_bytes, block_bytes)
+    if _ordinary(x, gain, eps) and x.nbytes <= whole and _fits(out, x, gain):
         y = _one_block(x, gain, eps, out)
         if y is not None:
             return y
