@@ -3,24 +3,27 @@
 RMSNorm is memory-bound. A forward pass must read x once and write y once, so
 copying x into a preallocated array is the limit on any machine. The formula as
 written streams memory several times, with full-size temporaries for the sums,
-x-hat and the output. Here the rows are taken a block at a time, a block a quarter
-of the L2 cache the machine reports (``block_bytes``), so that a block of x and the
-block of the output it gives are still in that cache on their second visit. Each
-block takes three passes: each row's sum of squares (core's ``row_dots``), its 1/RMS
-in float64 rounded once (core's ``inverse_rms``), then the factor 1/RMS * gain
-written into the output and multiplied there by x. Joined so, every pass over a
-block is one numpy loop over contiguous rows.
+x-hat and the output. Here the rows are taken a block at a time, a block a third of
+the L2 cache the machine reports (``block_bytes``), so that a block of x and the
+block of the output it gives are still in that cache when they are read again. A
+block takes three trips: each row's sum of squares (core's ``row_dots``) and its
+1/RMS in float64 rounded once (core's ``inverse_rms``); each row's factor 1/RMS *
+gain, written into the output; x times it, there. Joined so, the output is written
+by numpy's fastest loops, over arrays of one shape (rows narrower than
+``JOIN_WIDTH`` build the factor from the gain tiled as a block, a fourth trip).
 
-An input of one block takes a short route with no more numpy calls than the formula
-as written, y = (x * 1/RMS) * gain, its 1/RMS in Python floats for up to ``FEW_ROWS``
-rows: the same float64 arithmetic, rounded once.
+An input of up to two L2 caches (``whole_bytes``) is taken whole, by a short route
+with no more numpy calls than the formula as written, y = (x * 1/RMS) * gain, its
+1/RMS in Python floats for up to ``FEW_ROWS`` rows: the same float64 arithmetic,
+rounded once.
 
 Every row's S + d*eps is kept, and one test of their range after the last block
 (core's ``outside``) finds the rows that need more care: squares that overflow or
 underflow, a factor 1/RMS * gain that would not be a normal number, NaN. Those are
-redone as core redoes them, after core's own checks, so the kernel refuses what core
-refuses, with core's messages, and agrees with core to within a few units in the
-last place (joining 1/RMS and the gain rounds in another order).
+redone by core's own arithmetic (``normalize``), after core's own checks, so the
+kernel refuses what core refuses, with core's messages, and agrees with core to
+within a few units in the last place (the factor rounds 1/RMS * gain before x
+multiplies it, where core rounds x * 1/RMS first).
 """
 
 from __future__ import annotations
