@@ -125,13 +125,17 @@ def test_the_kernel_is_core_to_within_a_few_ulps(dtype, eps, block_bytes):
             assert close(kernel.rms_norm_blocked(x, g, eps, block_bytes=block_bytes), expected), (name, g is None)
 
 
-@pytest.mark.parametrize("width", [kernel.JOIN_WIDTH - 1, kernel.JOIN_WIDTH])
-def test_wide_and_narrow_rows_give_the_same_bits_by_either_way_of_building_the_factor(width, monkeypatch):
-    """Rows from ``JOIN_WIDTH`` up build 1/RMS * gain in one product, narrower ones from the tiled gain."""
-    x, gain = random_case((12, width), np.float32)
-    joined = kernel.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS * 8)
-    monkeypatch.setattr(kernel, "JOIN_WIDTH", width + 1 if width >= kernel.JOIN_WIDTH else width)
-    assert same_bits(kernel.rms_norm_blocked(x, gain, EPS, block_bytes=SMALL_BLOCKS * 8), joined)
+@pytest.mark.parametrize("width", [16, kernel.JOIN_WIDTH - 1])
+def test_either_way_of_building_the_factor_gives_the_same_bits(width, monkeypatch):
+    """1/RMS * gain in one product, or from the gain tiled as a block (narrow rows, an input of enough blocks)."""
+    x, gain = random_case((64, width), np.float32)
+    block_bytes = 2 * width * 4  # two rows: 32 blocks
+    monkeypatch.setattr(kernel, "SCRATCH_SHARE", 32)
+    tiled = kernel.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes)
+    monkeypatch.setattr(kernel, "SCRATCH_SHARE", 33)
+    assert same_bits(kernel.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes), tiled)
+    monkeypatch.setattr(kernel, "JOIN_WIDTH", width)
+    assert same_bits(kernel.rms_norm_blocked(x, gain, EPS, block_bytes=block_bytes), tiled)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

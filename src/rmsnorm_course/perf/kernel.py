@@ -10,7 +10,8 @@ block takes three trips: each row's sum of squares (core's ``row_dots``) and its
 1/RMS in float64 rounded once (core's ``inverse_rms``); each row's factor 1/RMS *
 gain, written into the output; x times it, there. Joined so, the output is written
 by numpy's fastest loops, over arrays of one shape (rows narrower than
-``JOIN_WIDTH`` build the factor from the gain tiled as a block, a fourth trip).
+``JOIN_WIDTH`` build the factor from the gain tiled as a block, a fourth trip, where
+the input is ``SCRATCH_SHARE`` blocks or more).
 
 An input of up to two L2 caches (``whole_bytes``) is taken whole, by a short route
 with no more numpy calls than the formula as written, y = (x * 1/RMS) * gain, its
@@ -53,6 +54,7 @@ CACHE_SHARE = 3  # a block is this share of one core's L2 cache: x's block and t
 BLOCK_RANGE = (128 * 1024, 4 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
 WHOLE_CACHES = 2  # an input of at most this many L2 caches is taken whole, in one block: faster there than blocks
 JOIN_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS * gain as fast as it copies
+SCRATCH_SHARE = 32  # blocks: an input of fewer gets no block of scratch, which would be over 1/32 of its output
 UNKNOWN_CACHE = 1024 * 1024  # the L2 cache a machine that reports none is taken to have
 
 
@@ -245,7 +247,8 @@ def _scale_blocks(
     inverse = np.empty(step, working)
     converted = None if _as_they_are(sources, working) else np.empty((step, width), working)
     written = None if targets.dtype == working else np.empty((step, width), working)
-    tiled = None if gain is None or width >= JOIN_WIDTH else np.tile(gain, (step, 1))
+    narrow = gain is not None and width < JOIN_WIDTH and rows >= SCRATCH_SHARE * step
+    tiled = np.tile(gain, (step, 1)) if narrow else None
     for span in _blocks(rows, step):
         n = span.stop - span.start
         block = _in_dtype(sources[span], converted)
@@ -260,10 +263,11 @@ def _scale_blocks(
 
 
 def _factors(column: np.ndarray, gain: np.ndarray | None, tiled: np.ndarray | None, into: np.ndarray) -> None:
-    """Write each row's factor 1/RMS * gain into ``into``: one product for wide rows, a copy and a product for narrow.
+    """Write each row's factor 1/RMS * gain into ``into``: one product, or a copy and a product with ``tiled``.
 
-    Both give the same bits. Rows narrower than ``JOIN_WIDTH`` take the gain ``tiled``
-    as a block, since numpy multiplies a column by a row at a third of its speed there.
+    Both give the same bits. Rows narrower than ``JOIN_WIDTH`` take the gain tiled as a
+    block where the input has room for one (``SCRATCH_SHARE``), since numpy multiplies a
+    column by a row at a third of its speed there.
     """
     if tiled is None and gain is not None:
         np.multiply(column, gain, out=into)
