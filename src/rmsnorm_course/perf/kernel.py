@@ -103,14 +103,14 @@ def rms_norm_blocked(
     takes whole an input of at most one such block.
 
     ``out`` is written as the blocks go, not in one step: an interrupted call (Ctrl+C)
-    leaves some of its rows written and the rest as they were, and so does an input
-    refused for its values (a NaN, or an all-zero row at eps 0) that is larger than one
-    block, which is found once the blocks are written. Core's ``rms_norm(out=)`` writes
-    in one step, for a caller who needs ``out`` whole or untouched.
+    leaves some of its rows written and the rest as they were, and an input refused for
+    its values (a NaN, or an all-zero row at eps 0), found once the blocks are written,
+    leaves it holding what those blocks gave. Core's ``rms_norm(out=)`` writes in one
+    step, for a caller who needs ``out`` whole or untouched.
     """
     size, whole = (BLOCK_BYTES, WHOLE_BYTES) if block_bytes is None else (block_bytes, block_bytes)
     if _ordinary(x, gain, eps) and x.nbytes <= whole and _fits(out, x, gain):
-        y = _one_block(x, gain, eps, out)
+        y = _taken_whole(x, gain, eps, out)
         if y is not None:
             return y
     callers_gain = gain
@@ -161,8 +161,8 @@ def _ordinary(x: object, gain: object, eps: object) -> bool:
     )
 
 
-def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray | None:
-    """An ordinary input of one block, in no more numpy calls than the formula makes; None if anything needs care.
+def _taken_whole(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray | None:
+    """An ordinary input taken whole, in no more numpy calls than the formula makes; None if anything needs care.
 
     Core's steps: the sums as ``row_dots`` takes them, 1/RMS in float64 (for a few rows
     in Python floats, fewer calls than numpy takes) rounded once, y = (x * 1/RMS) * gain.
@@ -218,7 +218,7 @@ def _many_inverses(
     return inverse_rms(totals, width, dtype)[..., None]
 
 
-# What _one_block looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
+# What _taken_whole looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
 _ORDINARY = {
     char: (safe_floor(info.dtype), float(info.max), CHUNK[info.dtype.itemsize], float(info.smallest_subnormal))
     for char, info in ((char, np.finfo(char)) for char in "fd")
