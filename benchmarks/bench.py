@@ -1,18 +1,20 @@
-"""RMSNorm's kernel against the formula, the copy limit, its peers and an earlier kernel: ``make bench``.
+"""RMSNorm's kernel against the formula, the copy limit, its peers and earlier kernels: ``make bench``.
 
 One process, one thread. Every table times its contenders in interleaved rounds, so
 a busy machine slows them alike, and prints ratios (with their range over the
 rounds) beside the times:
 
-1. The model-sized batches, forward and backward: the package, the formula as
-   usually written, a numpy LayerNorm, a copy of x into a preallocated array (the
-   limit), PyTorch when it is importable, and the kernel of each earlier commit named
-   with ``--against`` (by default the commit before the kernel last changed, and
-   d6ff2ee, the kernel before the busy-machine change), loaded from
-   ``git show COMMIT:src/rmsnorm_course/perf/kernel.py`` into a temporary module.
-2. The block size: the 128 MiB batch with blocks from half to eight times one
-   core's L2 cache, against the size the package chose.
-3. The size sweep, 4 KiB to 32 MiB in float32 and float64: rms_norm against the
+1. The model-sized batches. Forward: the kernel (``perf/kernel.py``) into a new array
+   and into ``out``, core's ``rms_norm`` (the reference), the formula as usually
+   written, a numpy LayerNorm, a copy of x into a preallocated array (the limit),
+   PyTorch when it is importable, and the kernel of each earlier commit named with
+   ``--against`` (by default the commit before the kernel last changed, and d6ff2ee,
+   the kernel before the busy-machine change), loaded from that commit's history into
+   a temporary module. Backward: core's ``rms_norm_backward`` (no kernel blocks the
+   backward) beside the same peers.
+2. The block size: the 128 MiB batch with blocks from an eighth of one core's L2
+   cache to four times it, against the size the kernel chose.
+3. The size sweep, 4 KiB to 32 MiB in float32 and float64: the kernel against the
    formula at every size, and each earlier kernel beside it.
 4. The targets, each [met] or [GAP] with its figure.
 5. The regression check: today's kernel beside the kernel of ``REGRESSION_BASE``, a
@@ -20,16 +22,26 @@ rounds) beside the times:
    the other's in the same rounds. ``--check`` runs only this and fails (exit 1) on a
    clear regression: a case more than ``SLOWER`` times the named kernel's time in each
    of ``TRIES`` tries. Nothing is compared with figures saved on another machine.
+
+A kernel is read from where its commit kept it: ``KERNEL_PATHS``, today's first
+(``src/rmsnorm_course/perf/kernel.py``), then the earlier one
+(``src/rmsnorm_course/core/fastpath.py``). It runs beside today's package, its
+relative imports resolved from the folder it lived in, and a module that has moved
+since (``MOVED``) found at its new place.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import importlib.util
 import os
 import platform
 import subprocess
-from collections.abc import Callable
+import sys
+import tracemalloc
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -42,19 +54,20 @@ from rmsnorm_course.core.format import binary_size
 from rmsnorm_course.perf import caches as machine
 from rmsnorm_course.perf import kernel as fastpath
 from rmsnorm_course.perf import timings as cost
-from rmsnorm_course.perf.timings import (
-    Spread,
-    Timings,
+from rmsnorm_course.perf.timings import Spread, Timings, timings
+from rmsnorm_course.studies.formulas import (
     layer_norm_formula,
     layer_norm_formula_backward,
-    peak_extra_bytes,
     rms_norm_formula,
     rms_norm_formula_backward,
-    timings,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL = "src/rmsnorm_course/perf/kernel.py"
+KERNEL_PATHS = {  # where a commit kept its kernel, today's place first: the package its relative imports start from
+    "src/rmsnorm_course/perf/kernel.py": "rmsnorm_course.perf",
+    "src/rmsnorm_course/core/fastpath.py": "rmsnorm_course.core",
+}
+MOVED = {"rmsnorm_course.core.machine": "rmsnorm_course.perf.caches"}  # an earlier kernel's import: where it is now
 FASTEST_BEFORE = "d6ff2ee"  # the kernel before the busy-machine change (107c449), the fastest until then
 REGRESSION_BASE = "7898fcb"  # the kernel before one arithmetic joined rms_norm and rms_norm_forward: the speed to keep
 SLOWER = 1.25  # the regression check: a case fails when today's kernel takes more than this times the named one's...
@@ -66,9 +79,10 @@ EPS = 1e-5
 MiB = 1024 * 1024
 
 COPY = "copy into preallocated (limit)"
-PACKAGE_OUT = "package rms_norm(out=)"
-PACKAGE = "package rms_norm"
-PACKAGE_BACKWARD = "package rms_norm_backward"
+PACKAGE_OUT = "kernel (out=)"
+PACKAGE = "kernel"
+REFERENCE = "core rms_norm (reference)"
+PACKAGE_BACKWARD = "core rms_norm_backward"
 NAIVE = "naive formula"
 ONE_PASS = "one numpy pass: x * 2 into out"  # the floor for any numpy code that writes y
 
@@ -78,25 +92,25 @@ ONE_PASS = "one numpy pass: x * 2 into out"  # the floor for any numpy code that
 
 @dataclass(frozen=True)
 class Kernel:
-    """A kernel from the history: its commit, and its forward and backward as that commit called them."""
+    """A kernel: today's, or one from the history, with its forward as its commit called it."""
 
-    commit: str
+    commit: str  # "" for today's
     module: ModuleType
 
     @property
     def name(self) -> str:
-        return f"kernel at {self.commit}"
+        return f"kernel at {self.commit}" if self.commit else "today's kernel"
 
     def forward(self, x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray:
-        small = getattr(self.module, "rms_norm_small", None)  # 107c449 to the commit before this one
+        small = getattr(self.module, "rms_norm_small", None)  # 107c449 to 7898fcb's parent
         if out is None and small is not None:
             y = small(x, gain, eps)
             if y is not None:
                 return y
         return self.module.rms_norm_blocked(x, gain, eps, out)
 
-    def backward(self, x: np.ndarray, gain: np.ndarray, eps: float, grad_output: np.ndarray):
-        return self.module.rms_norm_backward_blocked(x, gain, eps, grad_output)
+
+TODAYS_KERNEL = Kernel("", fastpath)
 
 
 def git(*args: str) -> str:
@@ -104,19 +118,43 @@ def git(*args: str) -> str:
 
 
 def commit_before_the_kernel_changed() -> str:
-    """The commit before the last one that changed fastpath.py: the kernel today's replaced."""
-    last = git("log", "-n", "1", "--format=%H", "--", KERNEL)
+    """The commit before the last one that changed the kernel (at either of its places): the kernel today's replaced."""
+    last = git("log", "-n", "1", "--format=%H", "--", *KERNEL_PATHS)
     return git("rev-parse", "--short", f"{last}^")
 
 
+def kernel_source(commit: str) -> tuple[str, str]:
+    """That commit's kernel: its path and its text, from the first of ``KERNEL_PATHS`` the commit holds."""
+    held = set(git("ls-tree", "-r", "--name-only", commit, "--", *KERNEL_PATHS).splitlines())
+    for path in KERNEL_PATHS:
+        if path in held:
+            return path, git("show", f"{commit}:{path}")
+    raise FileNotFoundError(f"{commit} holds no kernel at {' or '.join(KERNEL_PATHS)}")
+
+
 def load_kernel(commit: str) -> Kernel:
-    """That commit's fastpath.py as a temporary module beside today's core (its checks, errors and reference)."""
-    source = git("show", f"{commit}:{KERNEL}")
-    name = f"rmsnorm_course.core._fastpath_{commit}"
+    """That commit's kernel as a temporary module beside today's package (its checks, errors and reference)."""
+    path, source = kernel_source(commit)
+    package = KERNEL_PATHS[path]
+    name = f"{package}._kernel_{commit}"
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
-    module.__package__ = "rmsnorm_course.core"
-    exec(compile(source, f"{commit}:{KERNEL}", "exec"), module.__dict__)
+    module.__package__ = package
+    with moved_modules():
+        exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
     return Kernel(git("rev-parse", "--short", commit), module)
+
+
+@contextlib.contextmanager
+def moved_modules() -> Iterator[None]:
+    """Each module in ``MOVED`` importable by its earlier name for a while, as what it is now."""
+    added = [old for old in MOVED if old not in sys.modules]
+    for old in added:
+        sys.modules[old] = importlib.import_module(MOVED[old])
+    try:
+        yield
+    finally:
+        for old in added:
+            del sys.modules[old]
 
 
 def kernels_against(commits: list[str]) -> list[Kernel]:
@@ -130,6 +168,18 @@ def kernels_against(commits: list[str]) -> list[Kernel]:
         if all(kernel.commit != other.commit for other in loaded):
             loaded.append(kernel)
     return loaded
+
+
+def peak_extra_bytes(run: Callable[[], object]) -> int:
+    """Peak memory a run allocates beyond what it hands back (numpy reports to tracemalloc)."""
+    tracemalloc.start()  # traces only what is allocated from here on
+    try:
+        result = run()
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    return max(0, peak - kept)
 
 
 # --- 1. the model-sized batches -----------------------------------------------------------
@@ -148,8 +198,9 @@ def load_torch():
 def forward_runs(x, gain, bias, out, torch, kernels) -> dict[str, Callable[[], object]]:
     runs = {
         COPY: lambda: np.copyto(out, x),
-        PACKAGE_OUT: lambda: rms_norm(x, gain, EPS, out=out),
-        PACKAGE: lambda: rms_norm(x, gain, EPS),
+        PACKAGE_OUT: lambda: TODAYS_KERNEL.forward(x, gain, EPS, out),
+        PACKAGE: lambda: TODAYS_KERNEL.forward(x, gain, EPS, None),
+        REFERENCE: lambda: rms_norm(x, gain, EPS),
         ONE_PASS: lambda: np.multiply(x, 2, out=out),
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
         "numpy LayerNorm": lambda: layer_norm_formula(x, gain, bias, EPS),
@@ -164,15 +215,13 @@ def forward_runs(x, gain, bias, out, torch, kernels) -> dict[str, Callable[[], o
     return runs
 
 
-def backward_runs(x, gain, bias, grad_output, out, torch, kernels) -> dict[str, Callable[[], object]]:
+def backward_runs(x, gain, bias, grad_output, out, torch) -> dict[str, Callable[[], object]]:
     runs = {
         COPY: lambda: np.copyto(out, x),
         PACKAGE_BACKWARD: lambda: rms_norm_backward(x, gain, EPS, grad_output),
         NAIVE: lambda: rms_norm_formula_backward(x, gain, EPS, grad_output),
         "numpy LayerNorm": lambda: layer_norm_formula_backward(x, gain, EPS, grad_output),
     }
-    for kernel in kernels:
-        runs[kernel.name] = lambda k=kernel: k.backward(x, gain, EPS, grad_output)
     if torch is not None:
         functional, width = torch.nn.functional, (x.shape[-1],)
         tx = torch.from_numpy(x).requires_grad_()
@@ -214,14 +263,14 @@ def large_cases(targets: Targets, torch, kernels: list[Kernel], repeats: int) ->
             out = np.empty_like(x)
             rounds = repeats or (7 if shape == LARGE else 21)
             name = np.dtype(dtype).name
-            own = (PACKAGE, NAIVE, "numpy LayerNorm", PACKAGE_BACKWARD)
+            own = (PACKAGE, REFERENCE, NAIVE, "numpy LayerNorm", PACKAGE_BACKWARD)
 
             runs = forward_runs(x, gain, bias, out, torch, kernels)
             forward = timings(runs, rounds, warmup=2)
             extra = {n: peak_extra_bytes(runs[n]) for n in own if n in runs}
             print_case(f"{shape} {name} forward", forward, extra, x.nbytes)
             memory = extra[PACKAGE] / x.nbytes
-            runs = backward_runs(x, gain, bias, grad_output, out, torch, kernels)
+            runs = backward_runs(x, gain, bias, grad_output, out, torch)
             backward = timings(runs, rounds, warmup=2)
             extra = {n: peak_extra_bytes(runs[n]) for n in own if n in runs}
             print_case(f"{shape} {name} backward", backward, extra, x.nbytes + gain.nbytes)
@@ -231,28 +280,26 @@ def large_cases(targets: Targets, torch, kernels: list[Kernel], repeats: int) ->
                 for variant in (PACKAGE_OUT, PACKAGE):
                     targets.at_most(f"{shape} {name} {variant} / copy", forward.ratio(variant, COPY).median, 2.0)
                     targets.at_least(f"{shape} {name} formula / {variant}", forward.ratio(NAIVE, variant).median, 4.0)
-                both = backward.median(PACKAGE_BACKWARD) / forward.median(PACKAGE)
-                targets.at_most(f"{shape} {name} backward / forward (package, both allocating)", both, 2.5)
 
 
 # --- 2. the block size --------------------------------------------------------------------
 
 
 def block_sweep(repeats: int) -> None:
-    """The large float32 batch into out, with blocks of half to eight L2 caches, as ratios to a copy."""
+    """The large float32 batch into out, with blocks of an eighth of one L2 cache to four, as ratios to a copy."""
     cache = machine.cache_bytes(2)
     rng = np.random.default_rng(0)
     x = rng.standard_normal(LARGE).astype(np.float32)
     gain = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32)
     out = np.empty_like(x)
     unit = cache or 2**20
-    sizes = dict.fromkeys([unit // 2, unit, 2 * unit, 4 * unit, 8 * unit, fastpath.BLOCK_BYTES])
+    sizes = dict.fromkeys([unit // 8, unit // 4, unit // 3, unit // 2, unit, 2 * unit, 4 * unit, fastpath.BLOCK_BYTES])
     runs: dict[str, Callable[[], object]] = {COPY: lambda: np.copyto(out, x)}
     for size in sizes:
         runs[binary_size(size)] = lambda size=size: fastpath.rms_norm_blocked(x, gain, EPS, out, block_bytes=size)
     measured = timings(runs, repeats or 7, warmup=1)
     reported = f"{binary_size(cache)} L2 per core" if cache else "no L2 size reported"
-    print(f"\nBlock size, {LARGE} float32 into out ({reported}; the package chose {binary_size(fastpath.BLOCK_BYTES)})")
+    print(f"\nBlock size, {LARGE} float32 into out ({reported}; the kernel chose {binary_size(fastpath.BLOCK_BYTES)})")
     print(f"  {'block':>8} {'x copy':>18}")
     for size in sizes:
         chosen = "  <- chosen" if size == fastpath.BLOCK_BYTES else ""
@@ -263,11 +310,11 @@ def block_sweep(repeats: int) -> None:
 
 
 def size_sweep(targets: Targets, kernels: list[Kernel], repeats: int) -> None:
-    """rms_norm against the formula as written at every size of the chapter's sweep, beside the earlier kernels."""
+    """The kernel against the formula as written at every size of the chapter's sweep, beside the earlier kernels."""
     for dtype in DTYPES:
         name = np.dtype(dtype).name
         print(f"\nSize sweep, {name}, rows of {cost.SWEEP_WIDTH}: time / formula's, median [lowest-highest round]")
-        header = f"  {'size':>8} {'formula us':>11} {'rms_norm us':>12} {'rms_norm':>18} {'rms_norm(out=)':>18}"
+        header = f"  {'size':>8} {'formula us':>11} {'kernel us':>12} {'kernel':>18} {'kernel (out=)':>18}"
         print(header + "".join(f" {kernel.name:>22}" for kernel in kernels))
         worst = (0.0, 0)
         for nbytes in cost.SWEEP_BYTES:
@@ -278,7 +325,7 @@ def size_sweep(targets: Targets, kernels: list[Kernel], repeats: int) -> None:
             line += "".join(f" {spread(measured.ratio(kernel.name, NAIVE)):>22}" for kernel in kernels)
             print(line)
             worst = max(worst, (measured.ratio(PACKAGE, NAIVE).median, nbytes))
-        what = f"{name} rms_norm / formula, worst size of 4 KiB..32 MiB ({binary_size(worst[1])})"
+        what = f"{name} kernel / formula, worst size of 4 KiB..32 MiB ({binary_size(worst[1])})"
         targets.at_most(what, worst[0], 1.1)
 
 
@@ -291,8 +338,8 @@ def _sweep_size(dtype, nbytes: int, kernels: list[Kernel], repeats: int) -> Timi
     out = np.empty_like(x)
     runs = {
         NAIVE: lambda: rms_norm_formula(x, gain, EPS),
-        PACKAGE: lambda: rms_norm(x, gain, EPS),
-        PACKAGE_OUT: lambda: rms_norm(x, gain, EPS, out=out),
+        PACKAGE: lambda: TODAYS_KERNEL.forward(x, gain, EPS, None),
+        PACKAGE_OUT: lambda: TODAYS_KERNEL.forward(x, gain, EPS, out),
     }
     for kernel in kernels:
         runs[kernel.name] = lambda k=kernel: k.forward(x, gain, EPS, None)
@@ -339,21 +386,19 @@ class Case:
 
 
 def regression_cases(kernel: Kernel) -> list[Case]:
-    """Where a kernel has gone wrong before: a model-sized batch, forward and backward, and two cache-sized inputs."""
+    """Where a kernel has gone wrong before: a model-sized batch into out, and two cache-sized inputs."""
     rng = np.random.default_rng(0)
-    x, grad_output = (rng.standard_normal(LARGE).astype(np.float32) for _ in range(2))
+    x = rng.standard_normal(LARGE).astype(np.float32)
     gain, out = rng.uniform(0.5, 1.5, LARGE[-1]).astype(np.float32), np.empty_like(x)
     cases = [
-        Case("128 MiB float32 forward into out", lambda: rms_norm(x, gain, EPS, out=out),
-             lambda: kernel.forward(x, gain, EPS, out)),
-        Case("128 MiB float32 backward", lambda: rms_norm_backward(x, gain, EPS, grad_output),
-             lambda: kernel.backward(x, gain, EPS, grad_output)),
+        Case("128 MiB float32 forward into out", partial(TODAYS_KERNEL.forward, x, gain, EPS, out),
+             partial(kernel.forward, x, gain, EPS, out)),
     ]  # fmt: skip
     for nbytes, dtype, rows in ((2**20, np.float64, 128), (4096, np.float32, 1)):
         small = rng.standard_normal((rows, nbytes // rows // np.dtype(dtype).itemsize)).astype(dtype)
         small_gain = rng.uniform(0.5, 1.5, small.shape[-1]).astype(dtype)
         name = f"{binary_size(nbytes)} {np.dtype(dtype).name}, rows of {small.shape[-1]}, forward"
-        today, named = partial(rms_norm, small, small_gain, EPS), partial(kernel.forward, small, small_gain, EPS, None)
+        today, named = (partial(k.forward, small, small_gain, EPS, None) for k in (TODAYS_KERNEL, kernel))
         cases.append(Case(name, today, named, cost.SAMPLE_BYTES // nbytes))
     return cases
 
@@ -410,7 +455,7 @@ def main(argv=None) -> int:
     print(f"numpy {np.__version__}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"torch {torch.__version__ + ' (1 thread)' if torch else 'not installed: its rows are left out'}")
     cache, block = binary_size(machine.cache_bytes(2) or 0), binary_size(fastpath.BLOCK_BYTES)
-    print(f"threads {threads}; L2 per core {cache}, block {block}")
+    print(f"threads {threads}; L2 per core {cache}, the kernel's block {block}")
     try:
         commits = args.against if args.against is not None else [commit_before_the_kernel_changed(), FASTEST_BEFORE]
     except (subprocess.CalledProcessError, FileNotFoundError):

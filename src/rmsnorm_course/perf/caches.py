@@ -1,6 +1,6 @@
 """What the machine reports about itself: the sizes of its caches.
 
-The fast path sizes its blocks from one core's L2 cache, and the cost page sizes its
+The kernel sizes its blocks from one core's L2 cache, and the cost page sizes its
 batch beyond the largest cache; both read them here, as the C library or Linux's
 /sys reports them.
 """

@@ -1,41 +1,48 @@
-"""The fast path: reference.py's arithmetic, computed one cache-sized block of rows at a time.
+"""The cache-blocked kernel: RMSNorm's forward a block of rows at a time, for arrays beyond the caches.
 
 RMSNorm is memory-bound. A forward pass must read x once and write y once, so
-copying x into a preallocated array is the limit on any machine. The formula-shaped
-code in reference.py streams memory several times, with full-size temporaries for
-the sums, x-hat and the output. Here the rows are taken a block at a time, a block
-twice the L2 cache the machine reports (``block_bytes``), so that each block is still
-in cache when it is read the second time. Each block takes the reference's steps,
-in the reference's own functions, written into scratch and the output rather than
-into new arrays: each row's sum of squares (``row_dots``), its 1/RMS in float64
-rounded once (``inverse_rms``), x * 1/RMS written straight into the output, then the
-gain. An input of one block takes a short route with no more numpy calls than the
-formula as written, its 1/RMS in Python floats for up to ``FEW_ROWS`` rows: the same
-float64 arithmetic, rounded once.
+copying x into a preallocated array is the limit on any machine. The formula as
+written streams memory several times, with full-size temporaries for the sums,
+x-hat and the output. Here the rows are taken a block at a time, a block a third of
+the L2 cache the machine reports (``block_bytes``), so that a block of x and the
+block of the output it gives are still in that cache when they are read again. A
+block takes three trips: each row's sum of squares (core's ``row_dots``) and its
+1/RMS in float64 rounded once (core's ``inverse_rms``); each row's factor 1/RMS *
+gain, written into the output; x times it, there. Joined so, the output is written
+by numpy's fastest loops, over arrays of one shape (rows narrower than
+``JOIN_WIDTH`` build the factor from the gain tiled as a block, a fourth trip, where
+the input is ``SCRATCH_SHARE`` blocks or more).
+
+An input of up to two L2 caches (``whole_bytes``) is taken whole, by a short route
+with no more numpy calls than the formula as written, y = (x * 1/RMS) * gain, its
+1/RMS in Python floats for up to ``FEW_ROWS`` rows: the same float64 arithmetic,
+rounded once.
 
 Every row's S + d*eps is kept, and one test of their range after the last block
-(``outside``) finds the rows that need more care. Those are redone as the reference
-redoes them, after the reference's own checks, so both paths raise the same errors
-and return the same bits.
+(core's ``outside``) finds the rows that need more care: squares that overflow or
+underflow, a factor 1/RMS * gain that would not be a normal number, NaN. Those are
+redone by core's own arithmetic (``normalize``), after core's own checks, so the
+kernel refuses what core refuses, with core's messages, and agrees with core to
+within a few units in the last place (the factor rounds 1/RMS * gain before x
+multiplies it, where core rounds x * 1/RMS first).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.checks import as_real_array, check_values, checked_out, checked_request, output_dtype, validated_upstream
+from ..core.checks import check_values, checked_out, checked_request
+from ..core.errors import RMSNormError
 from ..core.reference import (
     CHUNK,
     DEFAULT_EPS,
     inverse_rms,
-    normalize_rescaled,
+    normalize,
     outside,
-    projection_scale,
     row_dots,
     safe_floor,
     safe_totals,
@@ -43,46 +50,41 @@ from ..core.reference import (
 from .caches import cache_bytes
 
 FEW_ROWS = 16  # up to this many rows, each row's 1/RMS costs less in Python floats than in numpy calls
-CACHE_MULTIPLE = 2  # a block is this many times one core's L2 cache (``make bench`` sweeps the choice)
-BLOCK_RANGE = (256 * 1024, 8 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
+CACHE_SHARE = 3  # a block is this share of one core's L2 cache: x's block and the output's fit in it together
+BLOCK_RANGE = (128 * 1024, 4 * 1024 * 1024)  # bytes: a block's fixed cost stays small, and it stays in cache
+WHOLE_CACHES = 2  # an input of at most this many L2 caches is taken whole, in one block: faster there than blocks
+JOIN_WIDTH = 2816  # elements: from this row width up, numpy builds 1/RMS * gain as fast as it copies
+SCRATCH_SHARE = 32  # blocks: an input of fewer gets no block of scratch, which would be over 1/32 of its output
+UNKNOWN_CACHE = 1024 * 1024  # the L2 cache a machine that reports none is taken to have
 
 
 def block_bytes(cache: int | None = None) -> int:
-    """A block's bytes: ``CACHE_MULTIPLE`` times one core's L2 cache, within ``BLOCK_RANGE``; 1 MiB if unknown.
+    """A block's bytes: one core's L2 cache over ``CACHE_SHARE``, within ``BLOCK_RANGE``.
 
-    A block must stay in cache between its two reads, and be large enough that its
-    fixed cost (a few numpy calls, about 10 us) is small beside its streaming time.
+    A block of x and its block of output must stay in cache between their visits, and a
+    block must be large enough that its fixed cost (a few numpy calls, a few microseconds)
+    is small beside its streaming time. ``make bench`` sweeps the choice.
     """
-    cache = cache_bytes(2) if cache is None else cache
     low, high = BLOCK_RANGE
-    return 2**20 if not cache else min(max(CACHE_MULTIPLE * cache, low), high)
+    return min(max(_l2(cache) // CACHE_SHARE, low), high)
 
 
-BLOCK_BYTES = block_bytes()
-BACKWARD_SHARE = 8  # backward blocks are this share of the forward's: x, grad_output, x-hat, grad_x stay in cache
+def whole_bytes(cache: int | None = None) -> int:
+    """The largest input taken whole, in one block: ``WHOLE_CACHES`` times one core's L2 cache.
 
-
-def backward_block_bytes() -> int:
-    """The backward's block: ``BLOCK_BYTES / BACKWARD_SHARE``, and no smaller than ``BLOCK_RANGE`` allows."""
-    return max(BLOCK_BYTES // BACKWARD_SHARE, BLOCK_RANGE[0])
-
-
-BACKWARD_BLOCKS_FROM = 64 * 1024  # bytes: from here up the backward's reused scratch beats the formula's temporaries
-
-
-def worth_blocking(*arrays: object) -> bool:
-    """The backward's blocks pay off for real-valued arrays of one shape, from ``BACKWARD_BLOCKS_FROM`` bytes up.
-
-    Anything else (lists, small inputs, mismatched shapes, unsupported dtypes) takes
-    the reference path, which also words every rejection. Up to one block both paths
-    give the same bits, so the choice is one of speed alone.
+    Up to there the whole-array steps (the sums, then x * 1/RMS, then the gain) stream
+    from cache, and the blocks' fixed costs would outweigh what they save. At most two of
+    the largest blocks, whatever the cache reported.
     """
-    first = arrays[0]
-    same_kind = all(
-        isinstance(array, np.ndarray) and array.dtype.kind in "biuf" and array.shape == np.shape(first)
-        for array in arrays
-    )
-    return same_kind and first.nbytes >= BACKWARD_BLOCKS_FROM
+    return min(WHOLE_CACHES * _l2(cache), 2 * BLOCK_RANGE[1])
+
+
+def _l2(cache: int | None) -> int:
+    """``cache``, or where it is None the L2 cache this machine reports; ``UNKNOWN_CACHE`` where that is none."""
+    return (cache_bytes(2) if cache is None else cache) or UNKNOWN_CACHE
+
+
+BLOCK_BYTES, WHOLE_BYTES = block_bytes(), whole_bytes()
 
 
 def rms_norm_blocked(
@@ -96,16 +98,24 @@ def rms_norm_blocked(
 
     Beyond the output only block-sized scratch is allocated, except that an ``out``
     whose rows are not contiguous in memory is staged through one full copy.
-    ``block_bytes`` defaults to ``BLOCK_BYTES``, the size this machine's cache gives.
+    ``block_bytes`` defaults to ``BLOCK_BYTES``, the size this machine's cache gives, and
+    an input of at most ``WHOLE_BYTES`` is then taken whole; a ``block_bytes`` given
+    takes whole an input of at most one such block.
+
+    ``out`` is written as the blocks go, not in one step: an interrupted call (Ctrl+C)
+    leaves some of its rows written and the rest as they were, and an input refused for
+    its values (a NaN, or an all-zero row at eps 0), found once the blocks are written,
+    leaves it holding what those blocks gave. Core's ``rms_norm(out=)`` writes in one
+    step, for a caller who needs ``out`` whole or untouched.
     """
-    size = BLOCK_BYTES if block_bytes is None else block_bytes
-    if _ordinary(x, gain, eps) and x.nbytes <= size and _fits(out, x, gain):
-        y = _one_block(x, gain, eps, out)
+    size, whole = (BLOCK_BYTES, WHOLE_BYTES) if block_bytes is None else (block_bytes, block_bytes)
+    if _ordinary(x, gain, eps) and x.nbytes <= whole and _fits(out, x, gain):
+        y = _taken_whole(x, gain, eps, out)
         if y is not None:
             return y
     callers_gain = gain
     x, gain, eps = checked_request(x, gain, eps)
-    out = checked_out(out, x, callers_gain)
+    out = _checked_out(out, x, callers_gain, eps)
     result = out if out.flags.c_contiguous else np.empty(x.shape, out.dtype)
     if not x.size:
         return out
@@ -114,14 +124,23 @@ def rms_norm_blocked(
     sources, targets = x.reshape(-1, width), result.reshape(-1, width)
     with np.errstate(all="ignore"):  # a row that overflows or underflows is found below and redone
         totals = _scale_blocks(sources, targets, scale, working, eps, rows_per_block(x, working, size))
-        careful = outside(totals, *safe_totals(working, width))
+        careful = outside(totals, *_joined_totals(working, width, scale))
         if careful is not None:
-            check_values(x, eps)  # raises, naming the row, if the reference would
-            redone = normalize_rescaled(sources[careful].astype(working, copy=False), eps)[2]
+            check_values(x, eps)  # raises, naming the row, as core would
+            redone = normalize(sources[careful].astype(working, copy=False), eps)[2]
             targets[careful] = redone if scale is None else redone * scale
     if result is not out:
         np.copyto(out, result)
     return out
+
+
+def _checked_out(out: np.ndarray | None, x: np.ndarray, gain: object, eps: float) -> np.ndarray:
+    """Core's ``checked_out``, in core's order: an input refused for its values is refused for them first."""
+    try:
+        return checked_out(out, x, gain)
+    except RMSNormError:
+        check_values(x, eps)
+        raise
 
 
 def _ordinary(x: object, gain: object, eps: object) -> bool:
@@ -142,14 +161,14 @@ def _ordinary(x: object, gain: object, eps: object) -> bool:
     )
 
 
-def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray | None:
-    """An ordinary input of one block, in no more numpy calls than the formula makes; None if anything needs care.
+def _taken_whole(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarray | None) -> np.ndarray | None:
+    """An ordinary input taken whole, in no more numpy calls than the formula makes; None if anything needs care.
 
-    The reference's steps: the sums as ``row_dots`` takes them, 1/RMS in float64 (for a
-    few rows in Python floats, fewer calls than numpy takes) rounded once, y = (x * 1/RMS)
-    * gain. An eps the dtype cannot hold, a gain whose squares do not add up to a finite
-    sum, or a row outside the safe range, sends the request to the full path, which
-    checks and words it.
+    Core's steps: the sums as ``row_dots`` takes them, 1/RMS in float64 (for a few rows
+    in Python floats, fewer calls than numpy takes) rounded once, y = (x * 1/RMS) * gain.
+    An eps the dtype cannot hold, a gain whose squares do not add up to a finite sum, or
+    a row outside the safe range, sends the request to the full path, which checks and
+    words it.
     """
     width, dtype = x.shape[-1], x.dtype
     floor, biggest, chunk, tiniest = _ORDINARY[dtype.char]
@@ -157,7 +176,7 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
         return None
     eps = float(dtype.type(eps))  # eps as the dtype holds it
     shift, low = width * eps, width * floor  # low as safe_totals has it
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an infinite sum, found below
+    with np.errstate(over="ignore", invalid="ignore"):  # an infinite sum is found below; a gain may overflow y
         if width <= chunk:
             sums = np.vecdot(x, x)
         else:
@@ -165,24 +184,41 @@ def _one_block(x: np.ndarray, gain: np.ndarray | None, eps: float, out: np.ndarr
             sums = row_dots(rows, rows).reshape(x.shape[:-1])
         if gain is not None and not math.isfinite(np.vecdot(gain, gain)):
             return None
-    if x.size <= FEW_ROWS * width:
-        inverse = []
-        for total in sums.ravel().tolist():
-            total += shift
-            if not low <= total <= biggest:  # False on NaN
-                return None
-            inverse.append(math.sqrt(width / total))
-        inverse = inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*x.shape[:-1], 1)
-    else:
-        totals = np.add(sums, shift, dtype=np.float64)
-        if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= biggest):
+        inverses = _few_inverses if x.size <= FEW_ROWS * width else _many_inverses
+        inverse = inverses(sums, shift, low, biggest, width, dtype)
+        if inverse is None:
             return None
-        inverse = inverse_rms(totals, width, dtype)[..., None]
-    y = np.multiply(x, inverse, out=out)
-    return y if gain is None else np.multiply(y, gain, out=y)
+        y = np.multiply(x, inverse, out=out)
+        return y if gain is None else np.multiply(y, gain, out=y)
 
 
-# What _one_block looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
+def _few_inverses(
+    sums: np.ndarray, shift: float, low: float, high: float, width: int, dtype: np.dtype
+) -> float | np.ndarray | None:
+    """Each row's 1/RMS in Python floats, rounded once to ``dtype``; None if any S + d*eps lies outside [low, high].
+
+    One row's stays a Python float, which numpy rounds to ``dtype`` as it multiplies.
+    """
+    inverse = []
+    for total in sums.ravel().tolist():
+        total += shift
+        if not low <= total <= high:  # False on NaN
+            return None
+        inverse.append(math.sqrt(width / total))
+    return inverse[0] if len(inverse) == 1 else np.array(inverse, dtype).reshape(*sums.shape, 1)
+
+
+def _many_inverses(
+    sums: np.ndarray, shift: float, low: float, high: float, width: int, dtype: np.dtype
+) -> np.ndarray | None:
+    """Each row's 1/RMS as core's ``inverse_rms`` has it, a column; None if any S + d*eps lies outside [low, high]."""
+    totals = np.add(sums, shift, dtype=np.float64)
+    if not (low <= np.minimum.reduce(totals, None) and np.maximum.reduce(totals, None) <= high):
+        return None
+    return inverse_rms(totals, width, dtype)[..., None]
+
+
+# What _taken_whole looks up by dtype.char: the safe floor, the largest value, the chunk, the least positive value.
 _ORDINARY = {
     char: (safe_floor(info.dtype), float(info.max), CHUNK[info.dtype.itemsize], float(info.smallest_subnormal))
     for char, info in ((char, np.finfo(char)) for char in "fd")
@@ -190,7 +226,7 @@ _ORDINARY = {
 
 
 def _fits(out: object, x: np.ndarray, gain: np.ndarray | None) -> bool:
-    """No ``out``, or one ``_checked_out`` surely accepts, asked without raising (anything in doubt goes there)."""
+    """No ``out``, or one ``checked_out`` surely accepts, asked without raising (anything in doubt goes there)."""
     return out is None or (
         type(out) is np.ndarray
         and out.shape == x.shape
@@ -211,79 +247,53 @@ def _scale_blocks(
     inverse = np.empty(step, working)
     converted = None if _as_they_are(sources, working) else np.empty((step, width), working)
     written = None if targets.dtype == working else np.empty((step, width), working)
+    narrow = gain is not None and width < JOIN_WIDTH and rows >= SCRATCH_SHARE * step
+    tiled = np.tile(gain, (step, 1)) if narrow else None
     for span in _blocks(rows, step):
         n = span.stop - span.start
         block = _in_dtype(sources[span], converted)
         total = row_dots(block, block, totals[span], width * eps)
+        column = inverse_rms(total, width, working, inverse[:n])[:, None]
         into = targets[span] if written is None else written[:n]
-        np.multiply(block, inverse_rms(total, width, working, inverse[:n])[:, None], out=into)
-        if gain is not None:
-            np.multiply(into, gain, out=into)
+        _factors(column, gain, tiled, into)
+        np.multiply(into, block, out=into)
         if written is not None:
             np.copyto(targets[span], into, casting="unsafe")
     return totals
 
 
-def rms_norm_backward_blocked(
-    x: npt.ArrayLike,
-    gain: npt.ArrayLike | None,
-    eps: float,
-    grad_output: np.ndarray,
-    block_bytes: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(grad_x, grad_gain)`` as in ``rms_norm_backward``, block by block, in ``reference.gradients``'s steps.
+def _factors(column: np.ndarray, gain: np.ndarray | None, tiled: np.ndarray | None, into: np.ndarray) -> None:
+    """Write each row's factor 1/RMS * gain into ``into``: one product, or a copy and a product with ``tiled``.
 
-    grad_x is the reference's bit for bit, and so is grad_gain of one block. grad_gain sums
-    every row: here each block's rows in the compute dtype and the blocks' sums in float64,
-    there all rows in the compute dtype, so beyond one block the two agree to rounding.
-    ``grad_output`` must be an array of x's shape (``worth_blocking`` checks it).
+    Both give the same bits. Rows narrower than ``JOIN_WIDTH`` take the gain tiled as a
+    block where the input has room for one (``SCRATCH_SHARE``), since numpy multiplies a
+    column by a row at a third of its speed there.
     """
-    size = backward_block_bytes() if block_bytes is None else block_bytes
-    x, gain, eps = checked_request(x, gain, eps)
-    grad_output = as_real_array(grad_output, "grad_output")  # a masked one is refused, not read without its mask
-    width, working, dtype = x.shape[-1], gain.dtype, output_dtype(x.dtype)
-    grad_x, grad_gain = np.empty(x.shape, dtype), np.zeros(width)
-    in_place = dtype == working  # each block's gradient is written straight into grad_x
-    inputs, upstreams, targets = (array.reshape(-1, width) for array in (x, grad_output, grad_x))
+    if tiled is None and gain is not None:
+        np.multiply(column, gain, out=into)
+        return
+    np.copyto(into, column)
+    if tiled is not None:
+        np.multiply(into, tiled[: len(into)], out=into)
 
-    step = max(1, min(rows_per_block(x, working, size), targets.shape[0]))
-    normalized = np.empty((step, width), working)
-    sums, dots, inverse, scale = np.empty(step), np.empty(step), np.empty(step, working), np.empty(step, working)
-    converted_x = None if _as_they_are(inputs, working) else np.empty((step, width), working)
-    converted_up = None if grad_output.dtype == working else np.empty((step, width), working)
-    scratch = None if in_place else np.empty((step, width), working)
+
+def _joined_totals(working: np.dtype, width: int, gain: np.ndarray | None) -> tuple[float, float]:
+    """The range of S + d*eps in which ``_scale_blocks`` is right: core's ``safe_totals``, and for a gain, narrower.
+
+    With a gain, 1/RMS = sqrt(d / (S + d*eps)) times every gain coordinate must be a
+    normal number, with a factor of two to spare for rounding: 1/RMS * max|g| at most
+    half the largest value, so S + d*eps >= d * (2 max|g| / largest)**2, and 1/RMS times
+    the least nonzero |g| at least twice the least normal value, so S + d*eps <= d *
+    (least |g| / (2 * least normal))**2.
+    """
     low, high = safe_totals(working, width)
-
-    @functools.cache
-    def check_once() -> None:
-        check_values(x, eps)
-        validated_upstream(grad_output, x)
-
-    with np.errstate(all="ignore"):  # every overflow and underflow is looked at below
-        for rows in _blocks(targets.shape[0], step):
-            block = _in_dtype(inputs[rows], converted_x)
-            upstream = _in_dtype(upstreams[rows], converted_up)
-            n = len(block)
-            totals = row_dots(block, block, sums[:n], width * eps)
-            r = inverse_rms(totals, width, working, inverse[:n])
-            xhat = np.multiply(block, r[:, None], out=normalized[:n])
-            careful = outside(totals, low, high)
-            if careful is not None:
-                check_once()  # raises, naming the row, if the reference would
-                _, redone_r, redone = normalize_rescaled(block[careful], eps)
-                r[careful], xhat[careful] = redone_r[:, 0], redone
-            result = targets[rows] if in_place else scratch[:n]
-            u = np.multiply(upstream, gain, out=result)
-            products = row_dots(u, xhat, dots[:n])
-            if not np.isfinite(np.add.reduce(products)):
-                check_once()  # a NaN or infinity in grad_output, or one that did not fit the compute dtype
-            grad_gain += np.einsum("ij,ij->j", upstream, xhat)
-            c = projection_scale(products, r, width, scale[:n])[:, None]
-            np.multiply(u, r[:, None], out=result)  # u * r
-            np.subtract(result, np.multiply(xhat, c, out=xhat), out=result)  # u * r - x-hat * c
-            if not in_place:
-                np.copyto(targets[rows], result, casting="same_kind")
-        return grad_x, grad_gain.astype(dtype)
+    magnitudes = None if gain is None else np.abs(gain[gain != 0])
+    if magnitudes is None or not magnitudes.size:  # no gain, or zeros, whose products are zeros
+        return low, high
+    info = np.finfo(working)
+    above = 2 * float(np.maximum.reduce(magnitudes)) / float(info.max)
+    below = float(np.minimum.reduce(magnitudes)) / (2 * float(info.tiny))  # may be inf: no limit then
+    return max(low, width * above * above), min(high, width * below * below)
 
 
 def rows_per_block(x: np.ndarray, working: np.dtype, block_bytes: int) -> int:

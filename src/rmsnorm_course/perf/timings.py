@@ -1,4 +1,4 @@
-"""What RMSNorm costs, measured against the formulas as written (``formulas``), by stopwatch.
+"""What RMSNorm costs, the kernel's forward measured against the formulas as written (``formulas``), by stopwatch.
 
 RMSNorm is memory-bound: per element it does a few arithmetic operations but
 must read x and write y, so memory, not arithmetic, sets its speed. The yardstick
@@ -11,14 +11,13 @@ carry over between machines, absolute times do not.
 from __future__ import annotations
 
 import time
-import tracemalloc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.rmsnorm import rms_norm, rms_norm_backward
+from ..core.rmsnorm import rms_norm_backward
 from ..studies.example import EPS
 from ..studies.formulas import (
     layer_norm_formula,
@@ -27,6 +26,7 @@ from ..studies.formulas import (
     rms_norm_formula_backward,
 )
 from .caches import last_level_cache
+from .kernel import rms_norm_blocked
 
 # Zhang and Sennrich (2019) report RMSNorm cutting running time by 7% to 64% against LayerNorm.
 PAPER_SPEEDUP = (0.07, 0.64)
@@ -112,18 +112,6 @@ def batch_bytes(cache: int | None = None) -> int:
     return low if cache is None else int(min(max(2 * cache, low), high))
 
 
-def peak_extra_bytes(run: Callable[[], object]) -> int:
-    """Peak memory a run allocates beyond what it hands back (numpy reports to tracemalloc)."""
-    tracemalloc.start()  # traces only what is allocated from here on
-    try:
-        result = run()
-        kept, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    del result
-    return max(0, peak - kept)
-
-
 # --- the comparison the chapter shows --------------------------------------------------
 
 FORWARD, BACKWARD = "forward", "backward"
@@ -148,10 +136,11 @@ def _batch(shape: tuple[int, ...], dtype: npt.DTypeLike, seed: int) -> tuple[np.
 
 
 def _forward_runs(x: np.ndarray, gain: np.ndarray, out: np.ndarray) -> dict[str, Callable[[], object]]:
+    """The copy, the kernel's forward into ``out`` and into a new array, and the formula: the chapter's contenders."""
     return {
         COPY: lambda: np.copyto(out, x),
-        INTO_OUT: lambda: rms_norm(x, gain, out=out),
-        PACKAGE: lambda: rms_norm(x, gain),
+        INTO_OUT: lambda: rms_norm_blocked(x, gain, out=out),
+        PACKAGE: lambda: rms_norm_blocked(x, gain),
         FORMULA: lambda: rms_norm_formula(x, gain),
     }
 
@@ -165,7 +154,10 @@ def cost_shape(nbytes: int | None = None) -> tuple[int, int, int]:
 def cost_timings(
     shape: tuple[int, ...] | None = None, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
 ) -> dict[str, Timings]:
-    """Forward and backward times of the copy, the package, the RMSNorm and LayerNorm formulas, round by round."""
+    """Forward and backward times of the copy, the package, the RMSNorm and LayerNorm formulas, round by round.
+
+    The package's forward is the kernel's (``rms_norm_blocked``); its backward is core's ``rms_norm_backward``.
+    """
     x, grad_output, gain, bias = _batch(shape or cost_shape(), dtype, seed)
     forward = _forward_runs(x, gain, np.empty_like(x))
     forward[LAYER_FORMULA] = lambda: layer_norm_formula(x, gain, bias)
@@ -193,7 +185,7 @@ def cost_ratios(
 
 @dataclass(frozen=True)
 class SizeSweep:
-    """Forward times of the copy, the package and the formula at growing input sizes, in one dtype."""
+    """Forward times of the copy, the kernel and the formula at growing input sizes, in one dtype."""
 
     elements: np.ndarray  # elements of x at each size
     seconds: dict[str, np.ndarray]  # contender -> median seconds of one call at each size
