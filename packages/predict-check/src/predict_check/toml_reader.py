@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import AnswersFileError
+from .reading import CHARACTERS, QUOTES
 from .untrusted import visible
 
 MAX_BYTES = 256 * 1024
@@ -31,8 +32,8 @@ SUGGESTED = 120  # characters of a suggested line shown back
 LOST = "\0"  # the table of lines under a header that could not be read: they belong to no table that can be
 HEADER_FIX = "a table's name stands alone in brackets, like [first-tries]"
 QUOTES_NOTE = "typographic quotes (\u201c \u201d \u2018 \u2019) were read as straight quotes"
-TYPOGRAPHIC = {'"': "\u201c\u201d\u201e\u201f\u2033\uff02", "'": "\u2018\u2019\u201a\u201b\u2032\uff07", " ": "\u00a0"}
-STRAIGHT = str.maketrans({typed: plain for plain, typeds in TYPOGRAPHIC.items() for typed in typeds})
+# A word processor's quotes (and primes) and the no-break space, as TOML needs them: as the answers read them.
+STRAIGHT = str.maketrans({typed: plain for typed, plain in CHARACTERS.items() if plain in QUOTES} | {"\u00a0": " "})
 _TOKEN = re.compile(
     r'''(?P<string>"""(?:\\.|[^\\])*?(?:"{3,5}|\Z)'''  # a multi-line string may end in two quotes of its own
     r"""|'''.*?(?:'{3,5}|\Z)|"(?:\\[^\n]|[^"\\\n])*"?|'[^'\n]*'?)"""  # an unclosed string ends with its line
