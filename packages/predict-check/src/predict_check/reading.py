@@ -121,7 +121,6 @@ def rules() -> dict[str, object]:
         "by": BY,
         "by_sign": BY_SIGN,
         "printed": PRINTED,
-        "degrees": list(DEGREES),
         "quotes": QUOTES,
     }
 
