@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import AnswersFileError
-from .reading import CHARACTERS, QUOTES
+from .reading import CHARACTERS, DECIMAL_COMMA, QUOTES
 from .untrusted import visible
 
 MAX_BYTES = 256 * 1024
@@ -402,7 +402,7 @@ def _value_fix(key: str, value: str) -> tuple[str, str]:
         return fix, _suggest(key, value[1:-1], "'")
     if value[0] == "[" and value.count("[") > value.count("]"):
         return "close the list: put ] at the end of the answer", f"{key} = {value}]"
-    if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", value):
+    if re.fullmatch(DECIMAL_COMMA, value):  # 0,28, as the answers read it
         return "write a point for decimals, not a comma", f"{key} = {value.replace(',', '.')}"
     if re.fullmatch(r"[A-Za-z][A-Za-z .)]*", value):
         return "put letters in straight quotes", _suggest(key, value)
