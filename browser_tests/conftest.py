@@ -62,7 +62,7 @@ def browser() -> Browser:
 
 def show_every_answer(context) -> None:
     """As if the reader had opened every box's answer: the chapter's pages hold nothing back in ``context``."""
-    from rmsnorm_course.questions import COURSE
+    from rmsnorm_course.pages import COURSE
 
     state = json.dumps({"answers": {}, "shown": list(COURSE.exercises)})
     context.add_init_script(f"window.localStorage.setItem('rmsnorm-course/answers', {json.dumps(state)});")

@@ -36,15 +36,15 @@ import numpy as np
 import pytest
 from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
-
-from conftest import ROOT, SCREENSHOTS
 from predict_check import listings
 from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
 from predict_check.kinds import Place
 from predict_check.sheets import AnswerSheet
+
+from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check
 from rmsnorm_course.core.format import given
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import example
 from rmsnorm_course.views.explorer import START_VECTOR, explore, readout_rows
 

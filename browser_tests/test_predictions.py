@@ -29,14 +29,14 @@ import unicodedata
 import numpy as np
 import pytest
 from leaks import expected_renderings
-
-from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from predict_check import reading
 from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from predict_check.sheets import AnswerSheet
+
+from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from rmsnorm_course import check
-from rmsnorm_course.questions import COURSE
+from rmsnorm_course.pages import COURSE
 
 READY = "() => [...document.querySelectorAll('.prediction')].every(box => box.dataset.ready === 'true')"
 UNFOLD = "() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = true; })"
@@ -314,6 +314,23 @@ def test_the_cases_that_once_disagreed_agree(review_page, exercise_id, typed):
         [exercise_data(COURSE.get(exercise_id)), typed],
     )
     assert shown == python_verdict(exercise_id, typed)
+
+
+FORMS = ("#", " 1#2 ", "[#0.5, 1#]", '"#B#"', "#12#5#")  # a listed character alone, in a number, a list, quotes
+
+
+def test_the_page_reads_every_listed_character_as_python_does(review_page):
+    """One list of what students type for ASCII, served to the page as data: the page and Python read it alike."""
+    page, errors = review_page
+    texts = [form.replace("#", char) for char in reading.CHARACTERS for form in FORMS]
+    shown = page.evaluate(
+        "texts => texts.map(t => { const r = window.predictCheckReading.typed(t); return [r.text, r.entries]; })", texts
+    )
+    expected = [
+        [typed.text, None if typed.entries is None else list(typed.entries)] for typed in map(reading.typed, texts)
+    ]
+    assert shown == expected
+    assert errors == []
 
 
 def test_a_verdict_reads_as_one_balanced_sentence(review_page):

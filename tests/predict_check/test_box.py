@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from bs4 import BeautifulSoup
-from predict_check import reading
+from predict_check import RIGHT, Choice, reading
 from predict_check.box import (
     DATA_GLOBAL,
     LAB_BOX,
@@ -15,13 +16,18 @@ from predict_check.box import (
     LAB_HOLD,
     LAB_OPEN,
     STATIC,
+    Box,
+    answer_html,
     data_script,
     exercise_data,
+    options_html,
     prediction_html,
+    question_html,
 )
 from predict_check.kinds import Place
 from predict_check.pages import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
+from toy import TOY
 
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
@@ -149,3 +155,33 @@ def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_pa
     script = (STATIC.parent / "lab" / "extension.js").read_text(encoding="utf-8")
     for name in (BOX_TAG, LAB_BOX, LAB_OPEN, LAB_HOLD, LAB_FIGURE):
         assert f'= "{name}"; //' in script, name
+
+
+HOSTILE = "\"><script>alert(1)</script><b onmouseover='x()'>&amp; \u2028"  # markup, a quote each way, an entity
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_markup_in_every_field_of_a_box_is_shown_as_text(gate):
+    """A course's id, title, prompt, hint and options go into the box's HTML as text, whatever they hold."""
+    exercise = replace(
+        TOY.exercises["letter"],
+        id=HOSTILE,
+        title=HOSTILE,
+        prompt=HOSTILE,
+        hint=HOSTILE,
+        kind=Choice.of({"a": RIGHT, HOSTILE: HOSTILE}),
+    )
+    page = prediction_html(exercise, gate)
+    widget = question_html(exercise) + options_html(exercise) + answer_html(exercise) + Box(exercise).figure_html()
+    for html in (page, widget):
+        soup = BeautifulSoup(html, "html.parser")
+        assert [tag.name for tag in soup.find_all(["script", "b"])] == ["script"] * (html == page)  # the data alone
+        assert not [name for tag in soup.find_all(True) for name in tag.attrs if name.startswith("on")]
+    soup = BeautifulSoup(page, "html.parser")
+    box = soup.select_one(".prediction")
+    assert box["data-exercise"] == HOSTILE and box.select_one("input")["id"] == f"prediction-{HOSTILE}"
+    assert box.select_one(".prediction-question").get_text() == f"Predict: {HOSTILE}. {HOSTILE}"
+    assert box.select_one("button")["aria-label"] == f"Check: {HOSTILE}"
+    assert [option.get_text() for option in box.select("li")] == ["A) a", f"B) {HOSTILE}"]
+    assert json.loads(box.select_one("script.prediction-data").string)["id"] == HOSTILE
+    assert gate or soup.select_one("details.prediction-review > summary").get_text() == HOSTILE

@@ -11,7 +11,7 @@ import pytest
 from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
 from predict_check.errors import AnswersFileError
 from predict_check.sheets import AnswerSheet
-from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, decode, key_lines, nesting, read_bytes
+from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, decode, nesting, read_bytes
 
 from rmsnorm_course.pages import COURSE
 
@@ -161,7 +161,8 @@ def test_a_byte_order_mark_is_dropped(tmp_path):
 
 def test_key_lines_find_bare_quoted_and_table_keys():
     text = '# a comment\nmean-square = 1\n\n"grad-x" = [1, 2]\n[extra]\nsub = 1\n  [[ more ]]\n'
-    assert key_lines(text) == {"mean-square": 2, "grad-x": 4, "extra": 5, "sub": 6, "more": 7}
+    lines = contents(text, Path("answers.toml")).lines
+    assert lines == {"mean-square": 2, "grad-x": 4, "extra": 5, "sub": 6, "more": 7}
 
 
 def test_the_reference_answers_read_in_full():

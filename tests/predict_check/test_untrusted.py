@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from predict_check.untrusted import SHOWN, code_span, csv_cell, html_text, one_line, quoted, slug, visible
+from predict_check.untrusted import SHOWN, code_span, csv_cell, one_line, quoted, slug, visible
 
 
 @pytest.mark.parametrize(
@@ -55,11 +54,6 @@ def test_a_message_already_made_visible_keeps_its_escapes_as_they_are():
     assert one_line(message) == "there is no exercise '\\x01'"
     assert code_span(message, composed=True) == "` there is no exercise '\\x01' `"
     assert csv_cell(message, composed=True) == "there is no exercise '\\x01'"
-
-
-def test_html_text_escapes_markup_and_quotes():
-    assert html_text('a" onmouseover="alert(1)') == "a&quot; onmouseover=&quot;alert(1)"
-    assert html_text("<b>\n</b>") == "&lt;b&gt;\\n&lt;/b&gt;"
 
 
 @pytest.mark.parametrize(

@@ -31,13 +31,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import html
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
+
+import jinja2
 
 from . import key, reading
 from .errors import AnswersFileError
@@ -179,72 +180,74 @@ def _judged(exercise: Exercise) -> dict[str, object]:
     }
 
 
+# The box's HTML, as macros, every value escaped as it goes in: a course's ids, titles, prompts and options are text.
+TEMPLATE = (
+    "{% macro question(exercise) %}"
+    "<strong>Predict: {{ exercise.title }}.</strong> {{ exercise.prompt }}{% endmacro %}"
+    "{% macro answer(shown) %}<p><code>{{ shown.answer or '' }}</code>: {{ shown.message }}"
+    "{% if shown.detail %} {{ shown.detail }}{% endif %}</p>{% endmacro %}"
+    "{% macro options(listed) %}<ul style='list-style: none; padding-left: 0.5em;'>"
+    "{% for option in listed %}<li>{{ option }}</li>{% endfor %}</ul>{% endmacro %}"
+    "{% macro paragraph(text) %}<p style='margin: 0.3em 0;'>{{ text }}</p>{% endmacro %}"
+    "{% macro figure(data) %}"
+    '<div class="{{ LAB_FIGURE }}" data-picture="{{ data }}">{{ NO_FIGURE }}</div>{% endmacro %}'
+    "{% macro box(exercise, gate, options, figure, shown, data) %}"
+    '{% set field = "prediction-" ~ exercise.id %}{% set asked = field ~ "-question" %}'
+    # a review page lists its questions by title, each folded around its box (the page says where each stands)
+    '{% if not gate %}<details class="prediction-review"><summary>{{ exercise.title }}'
+    '<span class="prediction-standing"></span></summary>{% endif %}'
+    '<div class="{{ PAGE_CONTRACT }}" data-exercise="{{ exercise.id }}" data-gate="{{ gate|lower }}">'
+    '<p class="prediction-question" id="{{ asked }}">{{ question(exercise) }}</p>'
+    '{% if options %}<ul class="prediction-options" role="radiogroup" aria-labelledby="{{ asked }}">'
+    "{% for letter, option in options %}"
+    '<li role="radio" aria-checked="false" data-letter="{{ letter }}">{{ option }}</li>'
+    "{% endfor %}</ul>{% endif %}"
+    '{% if figure %}<div class="prediction-figure"></div>{% endif %}'
+    # method "dialog" outside a dialog submits nowhere: without the script, Check never reloads the page
+    '<form class="prediction-form" method="dialog">'
+    '<label for="{{ field }}" id="{{ field }}-hint">Type {{ exercise.kind.describe() }}</label>'
+    '<input id="{{ field }}" class="prediction-input" type="text" autocomplete="off" spellcheck="false" '
+    'aria-labelledby="{{ asked }}" aria-describedby="{{ field }}-hint">'
+    '<button type="submit" aria-label="Check: {{ exercise.title }}">Check</button></form>'
+    '<noscript><p class="prediction-noscript">Checking a prediction needs JavaScript, which is off in this '
+    "browser: predict, then open the answer below.</p></noscript>"
+    '<p role="status" aria-live="polite" class="prediction-verdict"></p>'
+    '<div class="prediction-more"></div>'
+    '<p class="prediction-hold" hidden></p>'
+    '<details class="prediction-answer"><summary>{{ SHOW_ANSWER }}</summary>{{ answer(shown) }}</details>'
+    # JSON whose every < is written \u003c, so nothing in it can end the script: it goes in as it is
+    '<script type="application/json" class="prediction-data">{{ data|safe }}</script></div>'
+    "{% if not gate %}</details>{% endif %}{% endmacro %}"
+)
+NAMES = {"PAGE_CONTRACT": PAGE_CONTRACT, "SHOW_ANSWER": SHOW_ANSWER, "LAB_FIGURE": LAB_FIGURE, "NO_FIGURE": NO_FIGURE}
+HTML = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(TEMPLATE, NAMES).module
+
+
 def question_html(exercise: Exercise) -> str:
     """The question as the box shows it, in the page and in the widget alike."""
-    return f"<strong>Predict: {html.escape(exercise.title)}.</strong> {html.escape(exercise.prompt)}"
+    return str(HTML.question(exercise))
 
 
 def answer_html(exercise: Exercise) -> str:
     """The reference answer with its explanation, as a box shows it when the reader asks."""
-    answer = reference(exercise)
-    return (
-        f"<p><code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message)}"
-        + (f" {html.escape(answer.detail)}" if answer.detail else "")
-        + "</p>"
-    )
+    return str(HTML.answer(reference(exercise)))
 
 
 def options_html(exercise: Exercise) -> str:
     """A choice's options as the widget lists them, each with its letter; nothing for other kinds."""
-    kind = exercise.kind
-    if not isinstance(kind, Choice):
-        return ""
-    return (
-        "<ul style='list-style: none; padding-left: 0.5em;'>"
-        + "".join(f"<li>{html.escape(option)}</li>" for option in kind.listed())
-        + "</ul>"
-    )
+    return str(HTML.options(exercise.kind.listed())) if isinstance(exercise.kind, Choice) else ""
 
 
 def prediction_html(exercise: Exercise, gate: bool = True) -> str:
     """The kernel-free box: question, labelled input, verdict area, folded answer, data.
 
-    Without ``gate`` (a review page) the box is folded under its title.
+    A choice's options are a radio group (a typed letter or words still answer). Without ``gate`` (a review page) the
+    box is folded under its title.
     """
+    kind = exercise.kind
+    options = list(zip(kind.letters, kind.listed())) if isinstance(kind, Choice) else []
     data = json.dumps(exercise_data(exercise), ensure_ascii=True).replace("<", "\\u003c")
-    field = f"prediction-{exercise.id}"
-    figure = '<div class="prediction-figure"></div>' if isinstance(exercise.kind, Place) else ""
-    question = f"{field}-question"  # names the box's input, its options and its button
-    options = ""
-    if isinstance(exercise.kind, Choice):  # a radio group; a typed letter or words still answer
-        listed = "".join(
-            f'<li role="radio" aria-checked="false" data-letter="{letter}">{html.escape(option)}</li>'
-            for letter, option in zip(exercise.kind.letters, exercise.kind.listed())
-        )
-        options = f'<ul class="prediction-options" role="radiogroup" aria-labelledby="{question}">{listed}</ul>'
-    box = (
-        f'<div class="{PAGE_CONTRACT}" data-exercise="{html.escape(exercise.id)}" data-gate="{str(gate).lower()}">'
-        f'<p class="prediction-question" id="{question}">{question_html(exercise)}</p>{options}{figure}'
-        # method "dialog" outside a dialog submits nowhere: without the script, Check never reloads the page
-        f'<form class="prediction-form" method="dialog">'
-        f'<label for="{field}" id="{field}-hint">Type {html.escape(exercise.kind.describe())}</label>'
-        f'<input id="{field}" class="prediction-input" type="text" autocomplete="off" spellcheck="false" '
-        f'aria-labelledby="{question}" aria-describedby="{field}-hint">'
-        f'<button type="submit" aria-label="Check: {html.escape(exercise.title)}">Check</button></form>'
-        '<noscript><p class="prediction-noscript">Checking a prediction needs JavaScript, which is off in this '
-        "browser: predict, then open the answer below.</p></noscript>"
-        '<p role="status" aria-live="polite" class="prediction-verdict"></p>'
-        '<div class="prediction-more"></div>'
-        '<p class="prediction-hold" hidden></p>'
-        f'<details class="prediction-answer"><summary>{html.escape(SHOW_ANSWER)}</summary>'
-        f"{answer_html(exercise)}</details>"
-        f'<script type="application/json" class="prediction-data">{data}</script></div>'
-    )
-    if gate:
-        return box
-    # a review page lists its questions by title, each folded around its box
-    summary = f'{html.escape(exercise.title)}<span class="prediction-standing"></span>'  # filled in by the page
-    return f'<details class="prediction-review"><summary>{summary}</summary>{box}</details>'
+    return str(HTML.box(exercise, gate, options, isinstance(kind, Place), reference(exercise), data))
 
 
 @dataclass(frozen=True)
@@ -399,7 +402,7 @@ def _soon(action: Callable[[], None]) -> None:
 
 
 def _paragraph(text: str) -> str:
-    return f"<p style='margin: 0.3em 0;'>{html.escape(text)}</p>" if text else ""
+    return str(HTML.paragraph(text)) if text else ""
 
 
 class Box:
@@ -481,8 +484,7 @@ class Box:
     def figure_html(self) -> str:
         """Where the extension draws a picture box's figure, from the data it carries; words for where it is not."""
         judged = _judged(self.exercise)
-        data = html.escape(json.dumps({name: judged[name] for name in ("kind", "answer", "picture")}))
-        return f'<div class="{LAB_FIGURE}" data-picture="{data}">{html.escape(NO_FIGURE)}</div>'
+        return str(HTML.figure(json.dumps({name: judged[name] for name in ("kind", "answer", "picture")})))
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         bundle = self.widget()._repr_mimebundle_(**kwargs)

@@ -3,7 +3,7 @@
 A course's distribution names it in its metadata (``pyproject.toml``):
 
     [project.entry-points."predict_check.courses"]
-    rmsnorm-course = "rmsnorm_course.questions:COURSE"
+    rmsnorm-course = "rmsnorm_course.pages:COURSE"
 
 so that tools that grade any course (the class grader, a course's own pytest folder)
 find it by name, without importing it by hand.

@@ -4,16 +4,16 @@
 rules. The page receives them as data (``RULES``, served beside its script) and
 applies them as they are, so the three cannot drift apart. In order:
 
-1. Characters. Each character is looked up in one table (``characters.json``), made
-   once from Unicode's data as Python 3.11 knows it (Unicode 14, recorded in the file)
-   by ``character_table()``, so that every Python reads answers alike: a compatibility
-   form becomes the plain characters it stands for (fullwidth one, U+FF11, is ``1``;
-   the ligature U+FB01 is ``fi``; the long s, U+017F, is ``s``); a decimal digit of
-   any script becomes its ASCII digit (the Arabic-Indic two, U+0662, is ``2``);
-   every space and line break is a space; invisible format characters (zero-width
-   spaces, the byte-order mark, direction marks, the soft hyphen) are dropped; and the
-   minus sign (U+2212) is ``-``. Every other character stays as it is, so an accented
-   letter, a combining mark or a control character leaves text that is no number.
+1. Characters. What students type in place of the ASCII an answer is read in is read as
+   that ASCII, by one short list (``CHARACTERS``): full-width forms (U+FF11 is ``1``,
+   U+FF0E is ``.``), the digits of an Arabic, Persian or Hindi keyboard (U+0662 is ``2``),
+   the Arabic decimal separator and a Chinese keyboard's full stop, comma and brackets,
+   the minus sign, hyphens and dashes (``-``), curly quotes and primes (straight ones),
+   every character Python counts as a space (a space), the invisible marks that copied
+   text carries (zero-width spaces, the byte-order mark, direction marks, the soft
+   hyphen: dropped), and the ligatures a PDF's text gives (U+FB01 is ``fi``). Every other
+   character stays as it is, so an accented letter, a combining mark, a control
+   character or a digit of another script leaves text that is no number.
 2. Shape. Spaces around the answer are trimmed and one pair of matching quotes around
    it is removed (the answers file shows every blank answer as ``""``). What numpy and
    PyTorch print around a value is removed too (``PRINTED``): ``array([0.5, 1.25])``,
@@ -40,12 +40,8 @@ vector, a shape, a choice) makes of the tokens is in ``kinds``.
 
 from __future__ import annotations
 
-import json
 import re
-import unicodedata
 from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
 
 LONGEST = 500  # characters in one answer: 25 answers, each kept twice, stay far inside the grader's 256 KiB
 FINITE = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -55,7 +51,7 @@ WHOLE = r"[+-]?[0-9]+"
 # A choice's letter, matched in lower case: b, (b), b), b. or b: and "option b" too.
 LETTER = r"(?:option +)?\(? *([a-z]) *[).:]?"
 # The letter and the option's words, as the box lists them, "b) words", or after a colon or a dash.
-LABELLED = r"(?:option +)?\(? *([a-z]) *[).:\u2013\u2014-] *([^ ].*)"
+LABELLED = r"(?:option +)?\(? *([a-z]) *[).:-] *([^ ].*)"
 # Forms a person writes that are not plain decimals, each read or answered with what to change:
 FRACTION = rf"({FINITE}) */ *({FINITE})"  # 1/4 is a quarter
 DECIMAL_COMMA = r"[+-]?[0-9]+,[0-9]+"  # 0,28: a decimal comma, told to write a point
@@ -70,82 +66,49 @@ PRINTED = (
 )
 DEGREES = ("degrees", "degree", "deg", "\u00b0")  # the units an angle may be written in: 116.6 degrees, 116.6°
 QUOTES = "\"'"
-MINUS_SIGN = "\u2212"
-TABLE = files("predict_check") / "characters.json"
 
 
-def character_table() -> dict[str, str]:
-    """The character rules of step 1, computed from ``unicodedata`` (slow: every code point is visited)."""
-    table: dict[str, str] = {}
-    for code in range(0x110000):
-        char = chr(code)
-        if 0xD800 <= code <= 0xDFFF or char == " ":
-            continue
-        category = unicodedata.category(char)
-        if char.isspace():
-            table[char] = " "
-        elif category == "Cf":
-            table[char] = ""
-        elif category == "Nd" and not char.isascii():
-            table[char] = str(unicodedata.digit(char))
-        else:
-            plain = unicodedata.normalize("NFKC", char)
-            if plain != char and all(" " <= c <= "~" for c in plain):
-                table[char] = plain
-    table[MINUS_SIGN] = "-"
-    return table
+SPACES = (  # every character Python counts as a space, the typographer's thin and narrow ones among them
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+INVISIBLE = (  # what copied text carries and shows nothing: soft hyphen, zero widths, direction marks, byte-order mark
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
-def table_text() -> str:
-    """characters.json as this Python's Unicode data makes it: the packed table and the Unicode version.
-
-    The file is data tied to that version; regenerate it with
-    ``TABLE.write_text(table_text())`` only on the Python the table is meant to follow.
-    """
-    data = {"unicode": unicodedata.unidata_version, **packed(character_table())}
-    return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
+def _run(first: str, last: str, plain: str) -> dict[str, str]:
+    """The characters ``first`` to ``last``, each as the character as far from ``plain``."""
+    return {chr(code): chr(ord(plain) + code - ord(first)) for code in range(ord(first), ord(last) + 1)}
 
 
-def packed(table: dict[str, str]) -> dict[str, object]:
-    """The table as the page receives it: runs of consecutive one-to-one mappings, and the rest one by one.
-
-    A run ``[first, count, to]`` maps code points first .. first + count - 1 to to .. to + count - 1.
-    """
-    runs: list[list[int]] = []
-    single: dict[str, str] = {}
-    for char, plain in sorted(table.items()):
-        if len(plain) == 1:
-            code, target = ord(char), ord(plain)
-            if runs and runs[-1][0] + runs[-1][1] == code and runs[-1][2] + runs[-1][1] == target:
-                runs[-1][1] += 1
-                continue
-            runs.append([code, 1, target])
-        else:
-            single[char] = plain
-    return {"runs": [run for run in runs if run[1] > 1], "single": single | _lone(runs, table)}
-
-
-def _lone(runs: list[list[int]], table: dict[str, str]) -> dict[str, str]:
-    return {chr(first): table[chr(first)] for first, count, _ in runs if count == 1}
-
-
-def unpacked(data: dict[str, object]) -> dict[int, str]:
-    """The table as ``str.translate`` takes it, from the packed form."""
-    table = {ord(char): plain for char, plain in data["single"].items()}
-    for first, count, to in data["runs"]:
-        table.update({first + k: chr(to + k) for k in range(count)})
-    return table
-
-
-@cache
-def _table() -> dict[int, str]:
-    return unpacked(json.loads(TABLE.read_text(encoding="utf-8")))
+# What students type in place of ASCII, each as that ASCII ("" for a mark that shows nothing): one list, which the
+# page receives as data and reads every answer by, as ``plain`` does.
+CHARACTERS: dict[str, str] = {
+    **_run("\uff01", "\uff5e", "!"),  # full-width forms, an East Asian keyboard's: digits, signs, point, letters
+    **_run("\u0660", "\u0669", "0"),  # Arabic-Indic digits, an Arabic keyboard's
+    **_run("\u06f0", "\u06f9", "0"),  # Eastern Arabic-Indic digits, a Persian or Urdu keyboard's
+    **_run("\u0966", "\u096f", "0"),  # Devanagari digits, a Hindi keyboard's
+    "\u066b": ".",  # the Arabic decimal separator
+    "\u3002": ".",  # a Chinese keyboard's full stop
+    "\u3001": ",",  # its comma
+    "\u3010": "[",  # its brackets
+    "\u3011": "]",
+    **dict.fromkeys("\u2212\u2010\u2011\u2012\u2013\u2014\ufe63", "-"),  # the minus sign, hyphens and dashes
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),  # a word processor's double quotes, the double prime
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),  # its single quotes, the prime
+    **dict.fromkeys(SPACES, " "),
+    **dict.fromkeys(INVISIBLE, ""),
+    **{"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"},  # a PDF's ligatures
+}
+_PLAIN = str.maketrans(CHARACTERS)
 
 
 def rules() -> dict[str, object]:
     """Everything the page needs to read answers as this module does."""
     return {
-        "characters": json.loads(TABLE.read_text(encoding="utf-8")),
+        "characters": CHARACTERS,
         "longest": LONGEST,
         "number": NUMBER,
         "whole": WHOLE,
@@ -158,14 +121,13 @@ def rules() -> dict[str, object]:
         "by": BY,
         "by_sign": BY_SIGN,
         "printed": PRINTED,
-        "degrees": list(DEGREES),
         "quotes": QUOTES,
     }
 
 
 def plain(text: str) -> str:
-    """Step 1: every character by the table."""
-    return text.translate(_table())
+    """Step 1: every character by the list."""
+    return text.translate(_PLAIN)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Whatever it holds, such text is shown as text: on one line, every control charac
 (line breaks, escapes a terminal would act on, direction overrides, zero-width marks)
 written out as a visible escape; in Markdown, inside a code span, where neither
 Markdown, MyST roles and substitutions, dollar math, links nor HTML are read; in HTML,
-escaped; in a CSV cell, never as the start of a formula; and in a file name, never at
+escaped (by the templates' autoescape); in a CSV cell, never as the start of a formula; and in a file name, never at
 all (``slug`` keeps a fixed alphabet of ASCII letters, digits and hyphens).
 
 Messages the package composes around such text (``quoted`` and ``visible`` inside)
@@ -14,7 +14,6 @@ a second time.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 
@@ -67,11 +66,6 @@ def code_span(text: str, composed: bool = False) -> str:
     shown = one_line(text) if composed else visible(text)
     fence = "`" * (max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
     return f"{fence} {shown} {fence}"
-
-
-def html_text(text: str, composed: bool = False) -> str:
-    """Visible text escaped for HTML, in an element or a quoted attribute alike."""
-    return html.escape(one_line(text) if composed else visible(text), quote=True)
 
 
 def csv_cell(text: str, composed: bool = False) -> str:

@@ -12,15 +12,12 @@
   const RULES = SHARED.rules, JUDGING = SHARED.judging;
 
   // --- reading (reading.py) --------------------------------------------------
-  const TABLE = new Map(Object.entries(RULES.characters.single).map(([c, p]) => [c.codePointAt(0), p]));
-  for (const [first, count, to] of RULES.characters.runs) {
-    for (let k = 0; k < count; k++) TABLE.set(first + k, String.fromCodePoint(to + k));
-  }
+  const CHARACTERS = new Map(Object.entries(RULES.characters));  // reading.CHARACTERS: what students type for ASCII
   const whole = (pattern) => new RegExp("^(?:" + pattern + ")$");
   const NUMBER = whole(RULES.number), WHOLE = whole(RULES.whole);
   const LETTER = whole(RULES.letter), LABELLED = whole(RULES.labelled), PRINTED = whole(RULES.printed);
 
-  const plain = (text) => Array.from(text, (c) => TABLE.get(c.codePointAt(0)) ?? c).join("");
+  const plain = (text) => Array.from(text, (c) => CHARACTERS.get(c) ?? c).join("");
   const trim = (text) => text.replace(/^ +| +$/g, "");
   const length = (text) => Array.from(text).length;
 
