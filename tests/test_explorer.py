@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from highprecision import ulps_apart
 
-from rmsnorm_course import rms_norm
+from rmsnorm_course import RMSNormError, rms_norm
 from rmsnorm_course.core.reference import DEFAULT_EPS
 from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views.explorer import (
@@ -86,3 +86,8 @@ def test_a_scale_outside_the_slider_is_held_to_its_nearest_end(forced):
         assert state.scale == nearest
         assert readout_rows(state) == readout_rows(explore(vector, nearest, DEFAULT_EPS))
         assert not any(word in text for _, text in readout_rows(state) for word in ("inf", "nan"))
+
+
+def test_a_scale_that_is_no_number_is_refused():
+    with pytest.raises(RMSNormError, match=r"the scale a is nan; expected a number from 0\.0001 to 10000"):
+        explore(WORKED, float("nan"), DEFAULT_EPS)
