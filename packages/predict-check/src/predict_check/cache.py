@@ -209,7 +209,8 @@ def _regular_file(path: Path) -> tuple[bytes, os.stat_result] | None:
 def _say_once(warning: type[Warning], path: Path, why: str) -> None:
     if (str(path), why) not in _said:
         _said.add((str(path), why))
-        warnings.warn(warning(f"{visible(str(path))} {why}; it is not used, and computed afresh"), stacklevel=3)
+        said = f"{visible(str(path))} {why}; it is not read, and what it holds is computed afresh"
+        warnings.warn(warning(said), stacklevel=3)
 
 
 def _add(digest, data: bytes) -> None:
