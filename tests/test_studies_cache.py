@@ -29,67 +29,67 @@ class Counted:
         return Pair(np.array([self.calls]), np.array(["a", "b"]))
 
 
-def keep(compute, parts=("question",)) -> Pair:
+def cached(compute, parts=("question",)) -> Pair:
     return cache.record("test", parts, compute, Pair)
 
 
 def test_a_cached_value_is_computed_once_then_read(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     compute = Counted()
-    first, again = keep(compute), keep(compute)
+    first, again = cached(compute), cached(compute)
     assert compute.calls == 1 and again.first.tolist() == first.first.tolist() == [1]
     assert again.second.tolist() == ["a", "b"]
-    keep(compute, ("another question",))
+    cached(compute, ("another question",))
     assert compute.calls == 2
 
 
 @pytest.mark.parametrize("setting", ["off", ""])
-def test_off_or_empty_keeps_nothing(tmp_path, monkeypatch, setting):
+def test_off_or_empty_caches_nothing(tmp_path, monkeypatch, setting):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(cache.VARIABLE, setting)
     compute = Counted()
-    keep(compute), keep(compute)
+    cached(compute), cached(compute)
     assert compute.calls == 2 and list(tmp_path.iterdir()) == []
 
 
 def test_a_damaged_cached_file_is_said_and_computed_again(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     compute = Counted()
-    keep(compute, ("damaged",))
+    cached(compute, ("damaged",))
     (stored,) = tmp_path.glob("test-*.npz")
     stored.write_bytes(b"PK\x03\x04 not a whole file")
     cache._read.cache_clear()
     with pytest.warns(CacheWarning, match=str(stored)):
-        assert keep(compute, ("damaged",)).first.tolist() == [2]
+        assert cached(compute, ("damaged",)).first.tolist() == [2]
 
 
 def test_a_file_written_by_anyone_else_is_said_and_computed_again(tmp_path, monkeypatch):
     """Anyone who can write the cache folder, but not read this user's files, runs the same code with their values."""
     monkeypatch.setenv(cache.VARIABLE, str(tmp_path / "cache"))
     compute = Counted()
-    keep(compute)
+    cached(compute)
     with monkeypatch.context() as theirs:
         for variable, folder in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), (cache.VARIABLE, "cache")):
             theirs.setenv(variable, str(tmp_path / "theirs" / folder))
-        keep(lambda: Pair(np.array([-1]), np.array(["FORGED"])))
+        cached(lambda: Pair(np.array([-1]), np.array(["FORGED"])))
     ((mine,), (theirs,)) = (list((tmp_path / where).glob("test-*.npz")) for where in ("cache", "theirs/cache"))
     mine.write_bytes(theirs.read_bytes())
     cache._read.cache_clear()
     with pytest.warns(CacheWarning, match=str(mine)):
-        again = keep(compute)
+        again = cached(compute)
     assert again.second.tolist() == ["a", "b"] and compute.calls == 2
 
 
 def test_a_fifo_in_place_of_a_cached_file_is_said_and_not_waited_for(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     compute = Counted()
-    keep(compute)
+    cached(compute)
     (stored,) = tmp_path.glob("test-*.npz")
     stored.unlink()
     os.mkfifo(stored)
     cache._read.cache_clear()
     with pytest.warns(CacheWarning, match="not a regular file"):
-        assert within(5, lambda: keep(compute), stored).first.tolist() == [2]
+        assert within(5, lambda: cached(compute), stored).first.tolist() == [2]
 
 
 def _compute_in(folder: str, barrier, results) -> None:
