@@ -9,8 +9,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-# The training experiment's seeded runs are kept here, so the book's build, its notebook
+# The training experiment's seeded runs are cached here, so the book's build, its notebook
 # tests and the unit tests, run side by side, train them once (studies/training.py).
+# make ... RMSNORM_COURSE_CACHE=off (in any case, spaces around it too) caches nothing.
 export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
 
 .PHONY: boxes book test test-package test-e2e test-browser lab lint report grade grade-class bench bench-check clean check-python

@@ -15,8 +15,10 @@ import nbformat
 from nbval import plugin
 
 BOOK = Path(__file__).parent / "book"
-# The answer key the tests compute is kept beside the build, not in the user's cache (make clean removes it).
+# The answer key the tests compute is cached beside the build, not in the user's cache (make clean removes it),
+# and the secret that seals what they cache is made there too, never in the user's own config folder.
 os.environ.setdefault("RMSNORM_COURSE_CACHE", str(Path(__file__).parent / "_build" / "answer-key"))
+os.environ["XDG_CONFIG_HOME"] = str(Path(__file__).parent / "_build" / "config")
 
 
 class MySTNotebook(plugin.IPyNbFile):

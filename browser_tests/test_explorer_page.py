@@ -165,3 +165,21 @@ def test_the_explorer_writes_numbers_as_python_does_from_1e_12_to_1e12(explorer_
     expected = [[format(v, spec) for spec in specs] for v in values]
     mismatches = [(v, got, want) for v, got, want in zip(values, shown, expected) if got != want]
     assert len(values) >= 10_000 and mismatches == []
+
+
+@pytest.mark.parametrize(("forced", "held"), [("1e308", 4.0), ("-1e308", -4.0)])
+def test_a_slider_forced_past_its_range_is_held_to_it(explorer_page, forced, held):
+    """The control made to say 10**±1e308 (its type changed, so it holds any number): no inf, nan or SVG error."""
+    page, errors = explorer_page
+    set_controls(page, WORKED, 0.0, 1e-5)
+    page.locator(".rmsnorm-explorer [data-control='scale']").evaluate(
+        "(el, v) => { el.type = 'number'; el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        forced,
+    )
+    shown = readouts(page)
+    state = explore(WORKED, 10**held, 1e-5)
+    assert numbers(shown[0])[0] == pytest.approx(10**held, rel=1e-5)
+    np.testing.assert_allclose(numbers(shown[2]), state.scaled_normalized, atol=1e-6)
+    assert not any(word in text for text in shown for word in ("inf", "nan"))
+    page.locator(".rmsnorm-explorer [data-control='scale']").evaluate("el => { el.type = 'range'; }")
+    assert errors == []

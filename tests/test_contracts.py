@@ -22,7 +22,7 @@ PLANTED = [
     ("predict_check/kinds.py", "import rmsnorm_course.pages", "The engine never imports a course"),
     ("rmsnorm_course/studies/training.py", "import classroom.gradebook", "The course and the class grader never"),
     ("rmsnorm_course/core/reference.py", "import rmsnorm_course.studies.example", "The course: the maths"),
-    ("predict_check/reading.py", "import predict_check.imports", "The engine: what an answer is"),
+    ("predict_check/reading.py", "import predict_check.cache", "The engine: what an answer is"),
     ("classroom/withheld.py", "import classroom.figure", "The class grader: one student's file"),
 ]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from highprecision import ulps_apart
 
-from rmsnorm_course import rms_norm
+from rmsnorm_course import RMSNormError, rms_norm
 from rmsnorm_course.core.reference import DEFAULT_EPS
 from rmsnorm_course.studies.thresholds import ROUNDING
 from rmsnorm_course.views.explorer import (
@@ -20,6 +20,7 @@ from rmsnorm_course.views.explorer import (
     bar_limit,
     explore,
     normalized_mean_square_curve,
+    readout_rows,
 )
 
 
@@ -74,3 +75,19 @@ def test_off_axis_names_the_edge_a_x_lies_beyond():
             state = explore(vector, scale, 0.0)
             inside = low <= state.scaled_rms <= high
             assert (state.off_axis is None) == inside
+
+
+@pytest.mark.parametrize("forced", [float("inf"), 1e308, -1e308, -1.0, 0.0, 1e-308, 3e-5, 2e4])
+def test_a_scale_outside_the_slider_is_held_to_its_nearest_end(forced):
+    """As a slider forced past its range (to 10**±1e308) would set it: no readout shows inf or nan."""
+    nearest = SCALE_MIN if forced < SCALE_MIN else SCALE_MAX
+    for vector in VECTORS:
+        state = explore(vector, forced, DEFAULT_EPS)
+        assert state.scale == nearest
+        assert readout_rows(state) == readout_rows(explore(vector, nearest, DEFAULT_EPS))
+        assert not any(word in text for _, text in readout_rows(state) for word in ("inf", "nan"))
+
+
+def test_a_scale_that_is_no_number_is_refused():
+    with pytest.raises(RMSNormError, match=r"the scale a is nan; expected a number from 0\.0001 to 10000"):
+        explore(WORKED, float("nan"), DEFAULT_EPS)

@@ -8,17 +8,19 @@ another one, on every block).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 import tiny_llama
-from predict_check.imports import imported_files
+from predict_check.errors import CacheWarning
 
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.model import llama, smollm2
 from rmsnorm_course.model import measurements as real_model
+from rmsnorm_course.studies import cache
 from rmsnorm_course.studies.precision import to_bfloat16
 
 FRANCE = "The capital of France is"
@@ -97,12 +99,6 @@ def test_measurements_of_a_small_model_hold_what_each_one_claims(tiny):
     assert found.norm_names[-1] == "final" and found.epsilons[0] == tiny_llama.CONFIG.eps
 
 
-def test_the_model_s_values_are_kept_under_the_modules_that_compute_them():
-    assert {"rmsnorm_course.model.llama", "rmsnorm_course.core.reference"} <= set(
-        imported_files([real_model.__name__])
-    )
-
-
 # --- on the real model ------------------------------------------------------------------------
 
 
@@ -145,6 +141,35 @@ def test_the_command_without_the_weights_says_how_to_install_them(monkeypatch, c
 def test_a_text_the_model_cannot_read_is_refused(text, said):
     with pytest.raises(RMSNormError, match=said):
         real_model.prediction_of(tiny_llama.model(), text)
+
+
+def test_a_text_that_is_not_unicode_is_refused_before_anything_is_cached(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RMSNORM_COURSE_CACHE", str(tmp_path))
+    assert main(["model", "--json", "\ud800"]) == 1
+    assert capsys.readouterr().err == "no prediction: the text holds bytes that are not UTF-8; expected text\n"
+
+
+def test_a_prediction_cached_by_anyone_else_is_said_and_computed_again(tmp_path, monkeypatch, capsys):
+    """Someone who can write the cache folder, but not read this user's files, caches their own prediction."""
+    monkeypatch.setattr(smollm2, "load", tiny_llama.model)
+    monkeypatch.setenv("RMSNORM_COURSE_CACHE", str(tmp_path / "cache"))
+    assert main(["model", "--json", "ab 12"]) == 0
+    honest = json.loads(capsys.readouterr().out)
+    with monkeypatch.context() as theirs:
+        for variable, folder in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("RMSNORM_COURSE_CACHE", "cache")):
+            theirs.setenv(variable, str(tmp_path / "theirs" / folder))
+        forged = real_model.prediction_of(tiny_llama.model(), "ab 12")
+        forged = dataclasses.replace(forged, top_tokens=np.array(["FORGED"] * len(forged.top_tokens)))
+        theirs.setattr(real_model, "prediction_of", lambda *_: forged)
+        assert main(["model", "--json", "ab 12"]) == 0
+    capsys.readouterr()
+    found = (list((tmp_path / where).glob("smollm2-prediction-*.npz")) for where in ("cache", "theirs/cache"))
+    ((mine,), (their_file,)) = found
+    mine.write_bytes(their_file.read_bytes())
+    cache._read.cache_clear()  # what this process read, forgotten as a new process would
+    with pytest.warns(CacheWarning, match=str(mine)):
+        assert main(["model", "--json", "ab 12"]) == 0
+    assert json.loads(capsys.readouterr().out) == honest
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from highprecision import ulps_apart
 
 from rmsnorm_course import rms_norm
 from rmsnorm_course.views.explorer import EPS_CHOICES, TINY, VECTORS, explore, readout_rows
-from rmsnorm_course.views.static_explorer import CHECK_SETTINGS, static_explorer_html
+from rmsnorm_course.views.static_explorer import CHECK_SETTINGS, SCRIPT, static_explorer_html
 from rmsnorm_course.views.widgets import ScaleExplorer
 
 
@@ -67,6 +67,15 @@ def test_a_starting_state_is_respected():
     assert soup.select_one("[data-control='vector'] option[selected]")["value"] == state.vector
     assert float(soup.select_one("[data-control='scale']")["value"]) == pytest.approx(3.0)
     assert [c.get_text() for c in soup.select("[data-readout]")] == [text for _, text in readout_rows(state)]
+
+
+def test_the_script_holds_the_slider_to_the_range_the_page_gives_it(fragment):
+    """The page's script reads the slider's range from the page's data: a value forced past it is held to it."""
+    config = json.loads(fragment.find("script", type="application/json").string)
+    scale = fragment.select_one("[data-control='scale']")
+    assert config["scale_exponents"] == [float(scale["min"]), float(scale["max"])]
+    script = SCRIPT.read_text(encoding="utf-8")
+    assert "config.scale_exponents" in script
 
 
 def test_the_widget_offers_both_the_live_widget_and_the_static_page():

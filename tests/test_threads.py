@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rmsnorm_course.studies import block, kept, training
+from rmsnorm_course.studies import block, cache, training
 from rmsnorm_course.studies.threads import blas_threads
 
 SMALL = training.Setup(depth=2, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=3)
@@ -20,7 +20,7 @@ def test_the_training_experiment_runs_on_one_blas_thread_and_restores_the_limit(
         return step(*args, **kwargs)
 
     monkeypatch.setattr(training, "loss_and_gradients", spy)
-    monkeypatch.delenv(kept.VARIABLE, raising=False)  # trained here, not read from make's cache
+    monkeypatch.delenv(cache.VARIABLE, raising=False)  # trained here, not read from make's cache
     with threadpool_limits(limits=2, user_api="blas"):
         before = blas_threads()
         training.experiment.__wrapped__(SMALL)  # not the cached runs

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 
 import numpy as np
 import pytest
+from predict_check.errors import CacheWarning
 
 from rmsnorm_course.core.baselines import layer_norm
 from rmsnorm_course.core.gradcheck import numeric_gradient
-from rmsnorm_course.studies import kept, training
+from rmsnorm_course.studies import cache, training
 
 SMALL = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=12)
 
@@ -76,7 +78,7 @@ def test_every_variant_starts_from_the_same_weights_and_data_and_held_out_data_i
 
 
 def test_the_trained_weights_give_the_held_out_loss_through_the_network_written_out():
-    """The page recomputes each held-out loss from the kept weights; the network here is written out anew."""
+    """The page recomputes each held-out loss from the trained weights; the network here is written out anew."""
     x, targets = training.task(SMALL, held_out=True)
     norms = {
         training.NONE: lambda h, gain, bias: h,
@@ -115,12 +117,12 @@ def test_training_is_adam_applied_to_each_weight():
     assert training.train(training.RMS_NORM, setup).losses.tolist() == losses
 
 
-def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatch):
+def test_runs_cached_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatch):
     """A second process reads what the first trained, to the bit; a change of setup trains anew."""
-    monkeypatch.setenv(kept.VARIABLE, str(tmp_path))
+    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     trained = training.experiment.__wrapped__(SMALL)
     assert len(list(tmp_path.glob("training-*.npz"))) == 1
-    monkeypatch.setattr(training, "train", lambda *_: pytest.fail("trained again instead of reading the kept runs"))
+    monkeypatch.setattr(training, "train", lambda *_: pytest.fail("trained again instead of reading the cached runs"))
     read = training.experiment.__wrapped__(SMALL)
     for variant in training.VARIANTS:
         for field in ("losses", "stream_rms_before", "stream_rms_after"):
@@ -134,11 +136,13 @@ def test_runs_kept_in_the_cache_folder_are_the_runs_trained(tmp_path, monkeypatc
         training.experiment.__wrapped__(dataclasses.replace(SMALL, steps=5))
 
 
-def test_an_unreadable_kept_file_is_trained_over(tmp_path, monkeypatch):
-    monkeypatch.setenv(kept.VARIABLE, str(tmp_path))
+def test_an_unreadable_cached_file_is_trained_over(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.VARIABLE, str(tmp_path))
     trained = training.experiment.__wrapped__(SMALL)
     (stored,) = tmp_path.glob("training-*.npz")
     stored.write_bytes(b"not an npz file")
-    again = training.experiment.__wrapped__(SMALL)
+    with pytest.warns(CacheWarning, match=str(stored)):
+        again = training.experiment.__wrapped__(SMALL)
     assert again[training.RMS_NORM].losses.tobytes() == trained[training.RMS_NORM].losses.tobytes()
-    assert np.load(stored)[f"{training.RMS_NORM}/losses"].tobytes() == trained[training.RMS_NORM].losses.tobytes()
+    rewritten = np.load(io.BytesIO(cache.folder().read(stored)))
+    assert rewritten[f"{training.RMS_NORM}/losses"].tobytes() == trained[training.RMS_NORM].losses.tobytes()

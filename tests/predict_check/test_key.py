@@ -1,4 +1,4 @@
-"""The answer key: kept per version of the sources that compute it, and never trusted over them.
+"""The answer key: cached per version of the sources that compute it, and never trusted over them.
 
 Every expected answer is worked out here from the question's inputs, never read from the key.
 """
@@ -15,12 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from blocking import within
 from predict_check import key
 from predict_check.errors import AnswerKeyWarning
+from predict_check.exercises import Solution
 
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
-from rmsnorm_course.studies import kept as keeping
+from rmsnorm_course.studies.cache import VARIABLE
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "rmsnorm_course"
 KEY = key.key_of(COURSE)
@@ -28,57 +30,68 @@ MEAN_SQUARE = (3.0**2 + 4.0**2) / 2  # the registered question asks about x = [3
 
 
 @pytest.fixture
-def kept(tmp_path, monkeypatch):
+def cached(tmp_path, monkeypatch):
     """A key of its own, warmed with the mean square, and this process's memory of it forgotten."""
-    monkeypatch.setenv(keeping.VARIABLE, str(tmp_path / "cache"))
+    monkeypatch.setenv(VARIABLE, str(tmp_path / "cache"))
     monkeypatch.setattr(KEY, "solved", {})
     assert key.solution(COURSE.exercises["mean-square"]).answer == MEAN_SQUARE
     KEY.solved.clear()
     return KEY.path
 
 
+def contents(path: Path) -> dict:
+    """The key's data, as this user sealed it."""
+    return json.loads(KEY.folder.read(path))
+
+
+def sealed(path: Path, data: object) -> None:
+    """``data`` written as the key, sealed by this user: as a solver or a writer gone wrong would leave it."""
+    assert KEY.folder.write(path, (data if isinstance(data, bytes) else json.dumps(data).encode()))
+
+
 def edit(path: Path, exercise_id: str, **fields: object) -> None:
-    """Change one kept entry as a hand (or a bad disk) might, leaving the rest of the file as it was."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["solutions"][exercise_id].update(fields)
-    path.write_text(json.dumps(data), encoding="utf-8")
+    """Change one cached entry as a hand (or a bad disk) might, leaving the rest of the file as it was."""
+    data = path.read_bytes()
+    seal, _, payload = data.partition(b"\n")
+    entries = json.loads(payload)
+    entries["solutions"][exercise_id].update(fields)
+    path.write_bytes(seal + b"\n" + json.dumps(entries).encode())
 
 
 def never():
     raise AssertionError("solved again")
 
 
-def test_the_answer_key_is_kept_per_version_and_read_back_without_solving(kept):
-    data = json.loads(kept.read_text(encoding="utf-8"))
+def test_the_answer_key_is_cached_per_version_and_read_back_without_solving(cached):
+    data = contents(cached)
     assert data["version"] == COURSE.version and data["solutions"]["mean-square"]["answer"] == MEAN_SQUARE
     assert key.solution(dataclasses.replace(COURSE.exercises["mean-square"], solver=never)).answer == MEAN_SQUARE
 
 
-def test_a_variant_is_solved_for_its_own_inputs_and_not_read_from_the_kept_key(kept):
+def test_a_variant_is_solved_for_its_own_inputs_and_not_read_from_the_cached_key(cached):
     exercise = COURSE.exercises["mean-square"]
     first = exercise.variant(0)
     x1, x2 = first.given["x"]
     assert key.solution(first).answer == (x1 * x1 + x2 * x2) / 2
-    assert key.solution(exercise).answer == MEAN_SQUARE  # the kept answer is still the registered question's
+    assert key.solution(exercise).answer == MEAN_SQUARE  # the cached answer is still the registered question's
 
 
-def test_a_key_that_is_not_one_is_said_and_computed_afresh(kept):
-    for spoilt in ("not JSON at all", '{"fingerprint": "' + KEY.fingerprint + '", "solutions": {"mean-square": 3}}'):
-        kept.write_text(spoilt, encoding="utf-8")
-        KEY.solved.clear()
-        with pytest.warns(AnswerKeyWarning, match=re.escape(str(kept))):
-            assert key.solution(COURSE.exercises["mean-square"]).answer == MEAN_SQUARE
-        assert json.loads(kept.read_text(encoding="utf-8"))["solutions"]["mean-square"]["answer"] == MEAN_SQUARE
+@pytest.mark.parametrize("spoilt", [b"not JSON at all", {"solutions": {"mean-square": 3}}, {"solutions": []}, [1, 2]])
+def test_a_sealed_key_that_is_not_one_is_said_and_computed_afresh(cached, spoilt):
+    sealed(cached, spoilt)
+    with pytest.warns(AnswerKeyWarning, match=re.escape(str(cached))):
+        assert key.solution(COURSE.exercises["mean-square"]).answer == MEAN_SQUARE
+    assert contents(cached)["solutions"]["mean-square"]["answer"] == MEAN_SQUARE
 
 
-def test_an_answer_edited_by_hand_is_not_trusted(kept):
-    edit(kept, "mean-square", answer=1.0)  # of the right type: only the digest it was kept with tells
-    with pytest.warns(AnswerKeyWarning, match=rf"{re.escape(str(kept))}: the kept answer to mean-square is not as"):
+def test_an_answer_edited_by_hand_is_not_trusted(cached):
+    edit(cached, "mean-square", answer=1.0)  # of the right type: only the seal it was cached with tells
+    with pytest.warns(AnswerKeyWarning, match=rf"{re.escape(str(cached))} is not as this user cached it"):
         assert key.solution(COURSE.exercises["mean-square"]).answer == MEAN_SQUARE
     KEY.solved.clear()
     assert (
         key.solution(dataclasses.replace(COURSE.exercises["mean-square"], solver=never)).answer == MEAN_SQUARE
-    )  # kept anew
+    )  # cached anew
 
 
 @pytest.mark.parametrize(
@@ -86,25 +99,55 @@ def test_an_answer_edited_by_hand_is_not_trusted(kept):
     [("mean-square", "12.5", "number"), ("mean-square", [12.5], "number"), ("output-shape", [[2], 5, 3], "shape"),
      ("output-shape", [2, -5, 3], "shape"), ("normalized", [1.0], "vector"), ("eps-near-zero", "Z", "choice")],
 )  # fmt: skip
-def test_an_answer_of_the_wrong_kind_is_refused_even_with_a_matching_digest(kept, exercise_id, answer, kind):
+def test_an_answer_of_the_wrong_kind_is_refused_even_with_a_matching_seal(cached, exercise_id, answer, kind):
     """As a key written by a solver that returned the wrong thing would be: said, solved again, graded rightly."""
     right = key.solution(COURSE.exercises[exercise_id])
     KEY.solved.clear()
-    data = json.loads(kept.read_text(encoding="utf-8"))
-    entry = {name: value for name, value in data["solutions"][exercise_id].items() if name != "digest"}
-    entry["answer"] = answer
-    edit(kept, exercise_id, answer=answer, digest=KEY._digest(entry))
-    with pytest.warns(AnswerKeyWarning, match=f"the kept answer to {exercise_id} is not what a {kind} exercise takes"):
+    data = contents(cached)
+    data["solutions"][exercise_id]["answer"] = answer
+    sealed(cached, data)
+    with pytest.warns(AnswerKeyWarning, match=f"the cached answer to {exercise_id} is not what a {kind} exercise"):
         assert key.solution(COURSE.exercises[exercise_id]).answer == right.answer
     KEY.solved.clear()
     assert check(exercise_id, COURSE.exercises[exercise_id].kind.toml(right.answer)).correct
+
+
+def forged(cached: Path, tmp_path: Path, monkeypatch, answer: object) -> None:
+    """The key in ``cached`` replaced by one that anyone who can write the cache folder, but not read this user's
+    files, can make: the key their own run of the same code writes, with the answer they chose."""
+    exercise = COURSE.exercises["mean-square"]
+    with monkeypatch.context() as theirs:
+        for variable, folder in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), (VARIABLE, "cache")):
+            theirs.setenv(variable, str(tmp_path / "theirs" / folder))
+        theirs.setattr(KEY, "solved", {})
+        their_exercise = dataclasses.replace(exercise, solver=lambda **_: Solution(answer, "forged"))
+        assert key.solution(their_exercise).answer == answer
+    (their_key,) = (tmp_path / "theirs" / "cache").glob("answer-key-*.json")
+    cached.write_bytes(their_key.read_bytes())
+    KEY.solved.clear()
+
+
+def test_a_key_written_by_anyone_else_is_said_and_not_trusted(cached, tmp_path, monkeypatch):
+    """Whoever can write the cache folder cannot make "3" correct, even with the code that writes the key."""
+    forged(cached, tmp_path, monkeypatch, 3.0)
+    with pytest.warns(AnswerKeyWarning, match=re.escape(str(cached))):
+        assert not check("mean-square", "3").correct
+    assert check("mean-square", str(MEAN_SQUARE)).correct
+
+
+def test_a_fifo_in_place_of_the_key_is_said_and_not_waited_for(cached):
+    cached.unlink()
+    os.mkfifo(cached)
+    with pytest.warns(AnswerKeyWarning, match="not a regular file"):
+        solved = within(5, lambda: key.solution(COURSE.exercises["mean-square"]), cached)
+    assert solved.answer == MEAN_SQUARE
 
 
 def test_a_changed_question_with_a_warm_key_is_answered_anew(tmp_path):
     """A copy of the package answers, then its question is edited: the next process sees the new answer."""
     source = tmp_path / "src"
     shutil.copytree(PACKAGE, source / "rmsnorm_course", ignore=shutil.ignore_patterns("__pycache__"))
-    environment = dict(os.environ, PYTHONPATH=str(source), **{keeping.VARIABLE: str(tmp_path / "cache")})
+    environment = dict(os.environ, PYTHONPATH=str(source), **{VARIABLE: str(tmp_path / "cache")})
 
     def verdict(answer: str) -> str:
         code = f"import rmsnorm_course as c; print(c.__file__); print(c.check('mean-square', {answer!r}).outcome.name)"

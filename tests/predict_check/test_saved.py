@@ -442,6 +442,17 @@ def test_the_answer_typed_last_is_saved_whatever_kernel_saves(tmp_path, in_the_f
     assert written.last["mean-square"] == answer and sheet.first_tries["mean-square"] == "25"
 
 
+def test_an_answer_stamped_later_than_now_does_not_beat_a_new_one(tmp_path):
+    """A clock set wrong once (2099) must not keep that answer over every answer typed since."""
+    path = tmp_path / "answers.toml"
+    future = {"mean-square": "2099-01-01T00:00:00.000Z"}
+    save_typed(COURSE, path, Predictions(first={"mean-square": "25"}, last={"mean-square": "25"}, typed_at=future))
+    now = {"mean-square": moment()}
+    save_typed(COURSE, path, Predictions(first={"mean-square": "12.5"}, last={"mean-square": "12.5"}, typed_at=now))
+    sheet = AnswerSheet.read(COURSE, path)
+    assert (sheet.answers["mean-square"], sheet.answers["typed-at"]["mean-square"]) == ("12.5", now["mean-square"])
+
+
 def test_a_moment_is_now_as_the_page_writes_it_and_never_repeats():
     before = datetime.datetime.now(datetime.UTC) - datetime.timedelta(milliseconds=1)  # a moment drops the rest
     first = moment()

@@ -13,10 +13,10 @@
 * The gains themselves, norm by norm.
 
 Every value is measured on the last position of each of ``PROMPTS``. Reading the model
-takes seconds, so the measurements (and the command's predictions) are kept in the folder
-``RMSNORM_COURSE_CACHE`` names, under a key made from the weights' sha256, the versions
-that compute them and the source of every module they run: a cache is never trusted over
-its sources.
+takes seconds, so the measurements (and the command's predictions) are cached in the folder
+``RMSNORM_COURSE_CACHE`` names, under a name made from the weights' sha256, the versions
+that compute them and every file of the course (``studies.cache``): a cache is never
+trusted over its sources.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.errors import RMSNormError
 from ..core.rmsnorm import rms_norm
-from ..studies import kept as keeping
+from ..studies import cache
 from ..studies.block import fold_gain
 from ..studies.formulas import layer_norm_formula, rms_norm_formula
 from ..studies.modern import SHARE, partial_error, values_read
@@ -94,13 +94,18 @@ def rms(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(np.square(x.astype(np.float64)), axis=-1))
 
 
-def prediction_of(model: smollm2.Model, text: str, top: int = TOP) -> Prediction:
-    """The model's next token after ``text``; an empty text, an overlong one or one that is not Unicode is refused."""
+def checked_text(text: str) -> str:
+    """``text``, where it is Unicode; a lone surrogate (bytes a shell passed on that no encoding decoded) is refused."""
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # bytes a shell passed on that no encoding could decode
+    except UnicodeEncodeError:
         raise RMSNormError("the text holds bytes that are not UTF-8; expected text") from None
-    token_ids = model.encode(text)
+    return text
+
+
+def prediction_of(model: smollm2.Model, text: str, top: int = TOP) -> Prediction:
+    """The model's next token after ``text``; an empty text, an overlong one or one that is not Unicode is refused."""
+    token_ids = model.encode(checked_text(text))
     if not 0 < len(token_ids) <= MAX_TOKENS:
         raise RMSNormError(f"the text is {len(token_ids)} tokens long; expected 1 to {MAX_TOKENS} tokens")
     trace = llama.forward(model.weights, model.config, token_ids)
@@ -118,9 +123,9 @@ def prediction_of(model: smollm2.Model, text: str, top: int = TOP) -> Prediction
 
 
 def predict(text: str) -> Prediction:
-    """``prediction_of`` the installed model, kept per text (see ``kept``)."""
-    weights = smollm2.checked(smollm2.weights_path())
-    return kept("prediction", text, weights, lambda: prediction_of(smollm2.load(), text), Prediction)
+    """``prediction_of`` the installed model, cached per text (see ``cached``): the text is checked first."""
+    text, weights = checked_text(text), smollm2.checked(smollm2.weights_path())
+    return cached("prediction", text, weights, lambda: prediction_of(smollm2.load(), text), Prediction)
 
 
 # --- the measurements ------------------------------------------------------------------------
@@ -372,15 +377,15 @@ def measure(model: smollm2.Model, prompts: tuple[str, ...] = PROMPTS) -> Measure
 
 
 def measurements(prompts: tuple[str, ...] = PROMPTS) -> Measurements:
-    """``measure`` the installed model, kept (see ``kept``)."""
+    """``measure`` the installed model, cached (see ``cached``)."""
     weights = smollm2.checked(smollm2.weights_path())
-    return kept("measurements", "\n".join(prompts), weights, lambda: measure(smollm2.load(), prompts), Measurements)
+    return cached("measurements", "\n".join(prompts), weights, lambda: measure(smollm2.load(), prompts), Measurements)
 
 
-# --- keeping what was measured --------------------------------------------------------------
+# --- caching what was measured ---------------------------------------------------------------
 
 
-def kept(kind: str, question: str, weights: str, compute: Callable[[], object], record: type):
-    """``compute()``, or the value kept for the same question, weights (their sha256), versions and sources."""
+def cached(kind: str, question: str, weights: str, compute: Callable[[], object], record: type):
+    """``compute()``, or the value cached for the same question, weights (their sha256), versions and sources."""
     versions = [f"{name} {importlib.metadata.version(name)}" for name in ("gguf", "tokenizers")]
-    return keeping.record(f"smollm2-{kind}", [__name__], [question, weights, *versions], compute, record)
+    return cache.record(f"smollm2-{kind}", [question, weights, *versions], compute, record)

@@ -25,12 +25,12 @@ from predict_check.verdicts import checker
 
 from ..core.format import given as nums  # noqa: F401 (the pages write an input as the chapter typed it: [3, 4])
 from ..core.rmsnorm import rms_norm, rms_norm_forward
-from ..studies import example, kept
+from ..studies import cache, example
 
 COURSE = Course(
     "rmsnorm-course",
     "the RMSNorm chapter",
-    cache_variable=kept.VARIABLE,
+    cache_variable=cache.VARIABLE,
     grader=Path(__file__).resolve().parents[3] / "exercises",  # the grading tests, beside the package's source
     grade_file="make grade ANSWERS=/path/to/{file}",
 )

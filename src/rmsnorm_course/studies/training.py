@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.rmsnorm import rms_norm, rms_norm_backward
-from . import kept
+from . import cache
 from .example import EPS
 from .formulas import layer_norm_formula, layer_norm_formula_backward
 from .threads import one_blas_thread
@@ -202,22 +202,22 @@ def train(variant: str, setup: Setup = Setup()) -> Run:
 def experiment(setup: Setup = Setup()) -> dict[str, Run]:
     """All three variants on the same data from the same initial weights.
 
-    The runs are seeded, so two processes draw them alike; where the chapter keeps what
-    it computes (``kept``), they are trained once between the processes that ask.
+    The runs are seeded, so two processes draw them alike; where the chapter caches what
+    it computes (``cache``), they are trained once between the processes that ask.
     """
 
     def trained() -> dict[str, np.ndarray]:
         runs = [train(variant, setup) for variant in VARIANTS]
-        kept_fields = {f"{run.variant}/{name}": np.asarray(getattr(run, name)) for run in runs for name in _FIELDS}
-        kept_weights = {f"{run.variant}/{_WEIGHT}{name}": value for run in runs for name, value in run.weights.items()}
-        return {**kept_fields, **kept_weights}
+        fields = {f"{run.variant}/{name}": np.asarray(getattr(run, name)) for run in runs for name in _FIELDS}
+        weights = {f"{run.variant}/{_WEIGHT}{name}": value for run in runs for name, value in run.weights.items()}
+        return {**fields, **weights}
 
-    stored = kept.arrays("training", [__name__], [repr(setup)], trained)
+    stored = cache.arrays("training", [repr(setup)], trained)
     return {variant: _unpacked(variant, stored) for variant in VARIANTS}
 
 
 _FIELDS = ("losses", "stream_rms_before", "stream_rms_after", "held_out_loss")
-_WEIGHT = "weight/"  # a kept trained weight's key: "<variant>/weight/<name>"
+_WEIGHT = "weight/"  # a cached trained weight's name: "<variant>/weight/<name>"
 
 
 def _unpacked(variant: str, stored) -> Run:

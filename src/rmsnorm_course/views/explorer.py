@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import RMSNormError
 from ..core.format import difference, fmt
 from ..core.rmsnorm import rms_norm_forward
 from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
@@ -61,14 +62,25 @@ class ExplorerState:
         return "left" if self.scaled_rms < low else "right" if self.scaled_rms > high else None
 
 
+def held_scale(scale: float) -> float:
+    """``scale`` held to the slider's range: a value forced past it (10**±1e308, 0, inf) shows its nearest end.
+
+    NaN is no scale at all, and is refused.
+    """
+    if np.isnan(scale):
+        raise RMSNormError(f"the scale a is nan; expected a number from {SCALE_MIN:g} to {SCALE_MAX:g}")
+    return float(min(max(scale, SCALE_MIN), SCALE_MAX))
+
+
 def explore(vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = EPS) -> ExplorerState:
-    """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` at ``eps``."""
+    """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` (``held_scale``) at ``eps``."""
+    scale = held_scale(scale)
     x = np.array(VECTORS[vector], dtype=np.float64)
     original = rms_norm_forward(x, None, eps)
     scaled = rms_norm_forward(scale * x, None, eps)
     return ExplorerState(
         vector=vector,
-        scale=float(scale),
+        scale=scale,
         eps=float(eps),
         x=x,
         normalized=original.normalized,

@@ -76,6 +76,7 @@ def static_explorer_html(state: ExplorerState | None = None) -> str:
         "vectors": VECTORS,
         "bar_limits": {name: bar_limit(name) for name in VECTORS},  # each vector's bars keep one scale
         "rms_window": RMS_WINDOW,
+        "scale_exponents": [math.log10(SCALE_MIN), math.log10(SCALE_MAX)],  # the slider's range, which the script holds
         "palette": {"blue": BLUE, "orange": ORANGE, "grey": GREY},
         "headroom": BAR_HEADROOM,
         "checks": [reference_values(*setting) for setting in CHECK_SETTINGS],

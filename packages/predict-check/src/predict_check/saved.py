@@ -68,12 +68,15 @@ class Predictions:
     def kept_over(self, earlier: Predictions) -> Predictions:
         """These predictions saved over ``earlier`` ones: a first try stays the first, the newer answer wins.
 
-        An answer with no moment (a file saved before moments were kept) is older than any with one.
+        An answer with no moment (a file saved before moments were kept) is older than any with one, and so is
+        one whose moment is later than now (a clock set wrong once): that moment is unknown, so it never keeps
+        an answer over one typed since.
         """
+        now = _now()
         newer = [
             key
             for key, text in self.last.items()
-            if text and self.typed_at.get(key, "") >= earlier.typed_at.get(key, "")
+            if text and _known(self.typed_at.get(key, ""), now) >= _known(earlier.typed_at.get(key, ""), now)
         ]
         return Predictions(
             first={**self.first, **earlier.first},
@@ -93,8 +96,22 @@ def moment() -> str:
     """Now, as a ``MOMENT``: what the page's ``new Date().toISOString()`` says at the same instant."""
     global _last_moment
     _last_moment = milliseconds = max(time.time_ns() // 1_000_000, _last_moment + 1)
+    return _written(milliseconds)
+
+
+def _now() -> str:
+    """Now, as a ``MOMENT``, and never before a moment this process has given (which may run a little ahead)."""
+    return _written(max(time.time_ns() // 1_000_000, _last_moment))
+
+
+def _written(milliseconds: int) -> str:
     seconds, thousandths = divmod(milliseconds, 1000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{thousandths:03d}Z"
+
+
+def _known(at: str, now: str) -> str:
+    """A moment as it counts: one later than ``now`` is unknown (""), as a file saved without moments is."""
+    return at if at <= now else ""
 
 
 def well_formed(text: str) -> str:

@@ -225,6 +225,13 @@
           stroke: INK, "stroke-width": 3 }));
   }
 
+  // The slider's exponent held to its range (the page's data), whatever the control was made to say:
+  // past either end it is that end, and a value that is no number at all is the lowest.
+  function heldExponent(value, [low, high]) {
+    if (value > high) return high;
+    return value >= low ? value : low;
+  }
+
   function init(root) {
     const config = JSON.parse(root.querySelector("script[type='application/json']").textContent);
     ({ blue: BLUE, orange: ORANGE, grey: GREY } = config.palette);
@@ -250,7 +257,7 @@
     }
 
     function update() {
-      const scale = Math.pow(10, Number(controls.scale.value));
+      const scale = Math.pow(10, heldExponent(Number(controls.scale.value), config.scale_exponents));
       const eps = Number(controls.eps.value);
       const s = explore(config, controls.vector.value, scale, eps);
       readouts(s, scale).forEach((text, i) => { cells[i].textContent = text; });
