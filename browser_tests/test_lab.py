@@ -41,7 +41,7 @@ from conftest import ROOT, SCREENSHOTS
 from predict_check import listings
 from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
 from predict_check.kinds import Place
-from predict_check.sheets import AnswerSheet
+from predict_check.sheet_reader import AnswerSheet
 from rmsnorm_course import check
 from rmsnorm_course.core.format import given
 from rmsnorm_course.questions import COURSE

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from predict_check.sheets import answers_file
+from predict_check import answers_file
 from rmsnorm_course.questions import COURSE
 
 M = len(COURSE.exercises)

@@ -18,7 +18,7 @@ from classroom.__main__ import main
 from classroom.feedback import feedback_markdown, feedback_text
 from classroom.gradebook import grade_files, tally
 from classroom.report import Run, summary
-from predict_check.sheets import AnswerSheet
+from predict_check import AnswerSheet
 from rmsnorm_course.questions import COURSE
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")

@@ -13,7 +13,7 @@ import pytest
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
 
 from classroom.__main__ import main
-from predict_check.sheets import answers_file
+from predict_check import answers_file
 from rmsnorm_course.questions import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")

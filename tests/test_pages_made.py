@@ -7,9 +7,9 @@ exercises). This test says what is missing when that step is skipped.
 
 from __future__ import annotations
 
-from predict_check import pages
+from predict_check import page_cells
 from rmsnorm_course.questions import COURSE, book_pages
 
 
 def test_every_page_is_made_and_every_exercise_asked_once_in_the_course_s_order():
-    assert pages.problems(COURSE, book_pages()) == []
+    assert page_cells.problems(COURSE, book_pages()) == []

@@ -16,7 +16,7 @@ import json
 import sys
 
 from predict_check.commands import piped
-from predict_check.sheets import AnswerSheet, answers_file
+from predict_check import AnswerSheet, answers_file
 from predict_check.untrusted import visible
 
 from .core.errors import RMSNormError
@@ -65,27 +65,27 @@ def show_report() -> int:
 
 
 def make_pages(check: bool) -> int:
-    """Each page's boxes made as they need (``predict_check.pages``), and the blank answers file written anew.
+    """Each page's boxes made as they need (``predict_check.page_cells``), and the blank answers file written anew.
 
     With ``check``, nothing is written: what is missing is said, and the status is 1 if anything is.
     """
-    from predict_check import pages
+    from predict_check import page_cells
 
     from .questions import COURSE, book_pages
 
     template, blank = COURSE.grader / "answers.toml", answers_file(COURSE)
-    said = pages.problems(COURSE, book_pages())
+    said = page_cells.problems(COURSE, book_pages())
     if template.read_text(encoding="utf-8") != blank:
         said.append(f"{template.name} is not the blank answers file the course's exercises make; run make boxes")
     if check:
         print("\n".join(said) or "every page and the answers file are as the boxes need them")
         return 1 if said else 0
-    changed = pages.make(book_pages())
+    changed = page_cells.make(book_pages())
     if AnswerSheet.read(COURSE, template).answered():
         print(f"{template} holds answers, and is left as it is: move them to a file of their own", file=sys.stderr)
         return 1
     template.write_text(blank, encoding="utf-8")
-    for problem in pages.problems(COURSE, book_pages()):
+    for problem in page_cells.problems(COURSE, book_pages()):
         print(problem, file=sys.stderr)
     print(f"made {len(changed)} page{'s' * (len(changed) != 1)} and {template.name} as the boxes need them")
     return 0

@@ -21,7 +21,7 @@ from predict_check.box import (
     prediction_html,
 )
 from predict_check.kinds import Place
-from predict_check.pages import BOX_TAG
+from predict_check.page_cells import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
 from rmsnorm_course.questions import COURSE, Prediction

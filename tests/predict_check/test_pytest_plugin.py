@@ -19,7 +19,7 @@ from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
 from submissions import quoted, wrong
 
-from predict_check.sheets import answers_file
+from predict_check.sheet_writer import answers_file
 from rmsnorm_course.questions import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,8 @@ from toy import TOY
 
 from predict_check import Outcome
 from predict_check.key import key_of
-from predict_check.sheets import AnswerSheet, answers_file
+from predict_check.sheet_reader import AnswerSheet
+from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import checker
 
 check = checker(TOY)

@@ -43,7 +43,7 @@ from . import key, reading
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
 from .kinds import Choice, Place, judging
-from .saved import (
+from .sheet_writer import (
     FILE_NAME,
     MOMENT,
     Predictions,
@@ -54,7 +54,7 @@ from .saved import (
     save_typed,
     well_formed,
 )
-from .sheets import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
+from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .untrusted import visible
 from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
 
