@@ -43,6 +43,7 @@ from . import key, reading
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
 from .kinds import Choice, Place, judging
+from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .sheet_writer import (
     FILE_NAME,
     MOMENT,
@@ -54,7 +55,6 @@ from .sheet_writer import (
     save_typed,
     well_formed,
 )
-from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .untrusted import visible
 from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
 

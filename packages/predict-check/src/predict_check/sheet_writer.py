@@ -49,8 +49,8 @@ COMMENTS = {
     "typed": "# When each answer above was typed, so that saves from two pages keep the newer: not part of the score.",
     "variants": '# Answers to "Try another": practice, never part of the score.',
 }
-# How the blank file and the reference answers say to grade them: the course's command, as the boxes' file says it.
-GRADE = "Grade this file in the course's folder:  {command}"
+# How the blank file and the reference answers say to grade them: the course's command, on a line of its own.
+GRADE = "Grade this file in the course's folder with:"
 WHERE = COMMENTS["where"].removeprefix("# ")
 MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as the page's Date.toISOString writes it, UTC
 
@@ -250,23 +250,26 @@ def grade_command(course: Course, path: str | Path) -> str | None:
 def answers_file(course: Course, solutions: bool = False) -> str:
     """The course's answers file: blank for students, or filled with the computed reference answers.
 
-    Its header says how the course grades it (``Course.grade_file``), in the words of the file the boxes save.
+    Its header says how the course grades it (``Course.grade_file``), the command whole on a line of its own.
     """
-    grade = [GRADE.format(command=course.grade_file.format(file=SOLUTIONS_NAME if solutions else FILE_NAME)), WHERE]
+    command = course.grade_file.format(file=SOLUTIONS_NAME if solutions else FILE_NAME)
+    grade = [_comment(GRADE), f"#     {command}", _comment(WHERE)]
     if solutions:
-        header = [f"Reference answers to the exercises of {course.title}, computed by {course.name}.", *grade]
+        header = [_comment(f"Reference answers to the exercises of {course.title}, computed by {course.name}."), *grade]
     else:
-        header = [
+        opening = [
             f"Predict, then check: your answers to the exercises of {course.title}.",
             "",
             'Replace each "" with your prediction.',
-            *grade,
+        ]
+        rules = [
             'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
             'Typed inside the quotes, an answer reads the same: "0.5" is the number 0.5.',
             f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
             "(TOML): it never runs it and never changes it.",
         ]
-    blocks = ["\n".join(_comment(line) for line in header)]
+        header = [*map(_comment, opening), *grade, *map(_comment, rules)]
+    blocks = ["\n".join(header)]
     for number, exercise in enumerate(course, start=1):
         blocks.append(_entry(number, exercise, solutions))
     return "\n\n".join(blocks) + "\n"
