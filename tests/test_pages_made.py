@@ -1,7 +1,7 @@
 """Every page of the chapter is as its boxes need it, and the blank answers file is the one its exercises make.
 
 Adding a box is one declaration in ``questions/<page>.py`` and one line on its page; ``make boxes``
-writes the rest (the blank answers file too: tests/predict_check/test_sheets.py holds it to the
+writes the rest (the blank answers file too: tests/predict_check/test_sheet_reader.py holds it to the
 exercises). This test says what is missing when that step is skipped.
 """
 

@@ -144,7 +144,7 @@ def test_a_picture_box_widget_carries_the_figure_the_page_draws_and_no_other_box
     assert figure.get_text().strip(), "words for where no figure can be drawn"
 
 
-def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_pages_tool_give():
+def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_page_cells_give():
     """The extension is JavaScript and cannot import them: it names each one as the Python does."""
     script = (STATIC.parent / "lab" / "extension.js").read_text(encoding="utf-8")
     for name in (BOX_TAG, LAB_BOX, LAB_OPEN, LAB_HOLD, LAB_FIGURE):
