@@ -15,8 +15,8 @@ import argparse
 import json
 import sys
 
-from predict_check.commands import piped
 from predict_check import AnswerSheet, answers_file
+from predict_check.commands import piped
 from predict_check.untrusted import visible
 
 from .core.errors import RMSNormError
