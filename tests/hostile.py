@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-
 from predict_check import answers_file
+
 from rmsnorm_course.questions import COURSE
 
 M = len(COURSE.exercises)

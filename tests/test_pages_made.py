@@ -8,6 +8,7 @@ exercises). This test says what is missing when that step is skipped.
 from __future__ import annotations
 
 from predict_check import page_cells
+
 from rmsnorm_course.questions import COURSE, book_pages
 
 

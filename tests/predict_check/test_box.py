@@ -7,7 +7,6 @@ import re
 
 import pytest
 from bs4 import BeautifulSoup
-
 from predict_check import reading
 from predict_check.box import (
     DATA_GLOBAL,
@@ -23,6 +22,7 @@ from predict_check.box import (
 from predict_check.kinds import Place
 from predict_check.page_cells import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
+
 from rmsnorm_course import check
 from rmsnorm_course.questions import COURSE, Prediction
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import jupytext
 import pytest
-from toy import TOY
-
 from predict_check import listings, page_cells
+from toy import TOY
 
 HEADER = """---
 jupytext:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
+from predict_check.sheet_writer import answers_file
 from submissions import quoted, wrong
 
-from predict_check.sheet_writer import answers_file
 from rmsnorm_course.questions import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]

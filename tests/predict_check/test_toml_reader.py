@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
-
 from predict_check.errors import AnswersFileError
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, decode, key_lines, nesting, read_bytes
+
 from rmsnorm_course.questions import COURSE
 
 
