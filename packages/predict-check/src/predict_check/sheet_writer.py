@@ -3,7 +3,7 @@ prediction boxes save (the page's download, and the widget's save in a kernel). 
 
 The blank file and the reference answers say how the course grades them (``answers_file``). The boxes' two saves
 write the same bytes for the same predictions (``typed_answers_file``; the page's
-``answersFile`` in views/static/prediction-store.js builds its file from the same comments and
+``answersFile`` in static/prediction-store.js builds its file from the same comments and
 table names, sent to it as data). Each last answer carries the moment it was typed
 (``[typed-at]``, which the grader ignores). In a kernel, "Save my answers" writes the file
 next to the notebook and keeps what saves from other pages put there (``save_typed``): under
