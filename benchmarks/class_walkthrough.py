@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from predict_check.sheets import answers_file  # noqa: E402
+from predict_check import answers_file  # noqa: E402
 
 from rmsnorm_course.pages import COURSE  # noqa: E402
 

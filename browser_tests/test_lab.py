@@ -39,7 +39,7 @@ from playwright.sync_api import Page, expect
 from predict_check import listings
 from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
 from predict_check.kinds import Place
-from predict_check.sheets import AnswerSheet
+from predict_check.sheet_reader import AnswerSheet
 
 from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check

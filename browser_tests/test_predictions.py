@@ -32,7 +32,7 @@ from leaks import expected_renderings
 from predict_check import reading
 from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
-from predict_check.sheets import AnswerSheet
+from predict_check.sheet_reader import AnswerSheet
 
 from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from rmsnorm_course import check
@@ -981,7 +981,7 @@ TYPED_AT = "([key, id]) => (JSON.parse(window.localStorage.getItem(key)).answers
 def test_the_page_s_download_is_byte_for_byte_the_file_the_widget_saves(browser, server, tmp_path):
     """The same predictions, typed in the page and in a kernel's widgets, give the same answers file."""
     from predict_check.box import KernelAnswers
-    from predict_check.saved import typed_answers_file
+    from predict_check.sheet_writer import typed_answers_file
 
     # a first try, the unusual text, then a quote, a backslash and a tab (a text field keeps no line break)
     tries = {exercise_id: ["0.5", typed, '1"\\\t'] for exercise_id, typed in UNUSUAL.items()}

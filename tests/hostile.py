@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from predict_check.sheets import answers_file
+from predict_check import answers_file
 
 from rmsnorm_course.pages import COURSE
 

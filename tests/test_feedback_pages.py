@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
-from predict_check.sheets import answers_file
+from predict_check import answers_file
 
 from rmsnorm_course.pages import COURSE
 

@@ -29,7 +29,7 @@ except ImportError:  # no file locks here: the lock test is skipped
 
 from classroom.__main__ import main
 from classroom.files import answer_files
-from predict_check.sheets import AnswerSheet, answers_file
+from predict_check import AnswerSheet, answers_file
 from predict_check.untrusted import code_span, csv_cell, visible
 
 from rmsnorm_course.pages import COURSE

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, REFERENCE, SOLUTIONS, M, with_answer
-from predict_check.sheets import answers_file
+from predict_check import answers_file
 
 from rmsnorm_course.pages import COURSE
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
-from predict_check.saved import Predictions, typed_answers_file
-from predict_check.sheets import answers_file
+from predict_check import answers_file
+from predict_check.sheet_writer import Predictions, typed_answers_file
 
 from rmsnorm_course.pages import COURSE
 

@@ -17,8 +17,8 @@ import re
 import sys
 from pathlib import Path
 
+from predict_check import AnswerSheet, answers_file
 from predict_check.commands import piped
-from predict_check.sheets import AnswerSheet, answers_file
 from predict_check.untrusted import visible
 
 from .core.errors import RMSNormError
@@ -79,18 +79,18 @@ def contents(book: list[Path]) -> str:
 
 
 def make_pages(check: bool) -> int:
-    """Each page's boxes made as they need (``predict_check.pages``), the book's order written into the package
+    """Each page's boxes made as they need (``predict_check.page_cells``), the book's order written into the package
     (``pages/contents.txt``), and the blank answers file written anew; run in the checkout (``make boxes``).
 
     With ``check``, nothing is written: what is missing is said, and the status is 1 if anything is.
     """
-    from predict_check import pages as boxes
+    from predict_check import page_cells
 
     from .pages import CONTENTS, COURSE
 
     book, root = book_pages(Path.cwd()), Path.cwd()
     template, blank, order = root / "exercises" / "answers.toml", answers_file(COURSE), contents(book)
-    said = boxes.problems(COURSE, book)
+    said = page_cells.problems(COURSE, book)
     if template.read_text(encoding="utf-8") != blank:
         said.append(f"{template.name} is not the blank answers file the course's exercises make; run make boxes")
     if CONTENTS.read_text(encoding="utf-8") != order:
@@ -98,13 +98,13 @@ def make_pages(check: bool) -> int:
     if check:
         print("\n".join(said) or "every page, the book's order and the answers file are as the boxes need them")
         return 1 if said else 0
-    changed = boxes.make(book)
+    changed = page_cells.make(book)
     if AnswerSheet.read(COURSE, template).answered():
         print(f"{template} holds answers, and is left as it is: move them to a file of their own", file=sys.stderr)
         return 1
     template.write_text(blank, encoding="utf-8")
     Path(str(CONTENTS)).write_text(order, encoding="utf-8")
-    for problem in boxes.problems(COURSE, book):
+    for problem in page_cells.problems(COURSE, book):
         print(problem, file=sys.stderr)
     print(f"made {len(changed)} page{'s' * (len(changed) != 1)}, the book's order and {template.name} as the boxes "
           "need them")  # fmt: skip

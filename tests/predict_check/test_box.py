@@ -25,7 +25,7 @@ from predict_check.box import (
     question_html,
 )
 from predict_check.kinds import Place
-from predict_check.pages import BOX_TAG
+from predict_check.page_cells import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
 from toy import TOY
 
@@ -150,7 +150,7 @@ def test_a_picture_box_widget_carries_the_figure_the_page_draws_and_no_other_box
     assert figure.get_text().strip(), "words for where no figure can be drawn"
 
 
-def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_pages_tool_give():
+def test_the_jupyterlab_extension_knows_a_box_by_the_names_the_widget_and_the_page_cells_give():
     """The extension is JavaScript and cannot import them: it names each one as the Python does."""
     script = (STATIC.parent / "lab" / "extension.js").read_text(encoding="utf-8")
     for name in (BOX_TAG, LAB_BOX, LAB_OPEN, LAB_HOLD, LAB_FIGURE):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
-from predict_check.sheets import answers_file
+from predict_check.sheet_writer import answers_file
 from submissions import quoted, wrong
 
 from rmsnorm_course.pages import COURSE

@@ -14,11 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from predict_check import courses
-from predict_check.commands import piped
-from predict_check.errors import GradingError
-from predict_check.exercises import Course
-from predict_check.untrusted import quoted, visible
+from predict_check import Course, GradingError, load_course, piped, quoted, visible
 
 from . import lms, overrides, policy, report
 from .feedback import FORMATS, Options
@@ -38,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         argv, named_files = _names_that_are_files(argv)
     args = _parser().parse_args(argv)
     try:
-        course = courses.load(args.course)
+        course = load_course(args.course)
     except GradingError as error:
         print(f"nothing graded: {error}", file=sys.stderr)
         return 1

@@ -23,9 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import jinja2
-from predict_check.sheets import SELF_RECORDED, FirstTry
-from predict_check.untrusted import code_span, one_line, slug, visible
-from predict_check.verdicts import LOOKS, Outcome
+from predict_check import SELF_RECORDED, FirstTry, Outcome, code_span, one_line, slug, visible
 
 from .gradebook import REVISIT_FIRST, GradedFile, number
 from .withheld import gives_away
@@ -146,7 +144,6 @@ def _shifted(file: GradedFile) -> tuple[str, ...]:
 def _section(file: GradedFile, position: int, not_right: list) -> Section:
     verdict = file.verdicts[position]
     exercise = file.course.get(verdict.exercise_id)
-    mark, word, _ = LOOKS[verdict.outcome]
     message, more = verdict.message, verdict.detail
     if verdict.outcome is Outcome.NOT_ANSWERED:  # the question stays: it gives nothing away
         message, more = exercise.prompt, f"Answer with {exercise.kind.describe()}."
@@ -156,8 +153,8 @@ def _section(file: GradedFile, position: int, not_right: list) -> Section:
     bad = file.sheet.bad_line(exercise.id)
     suggestion = bad.suggestion if bad and verdict.outcome is Outcome.UNREADABLE else None
     notes = tuple(text for text in (_carried(file, file.carried[position]), _first(file, position)) if text)
-    typed = file.typed(position)
-    return Section(position + 1, exercise.id, exercise.title, verdict.outcome, f"{mark} {word}", typed, message, more,
+    typed, head = file.typed(position), f"{verdict.mark} {verdict.label}"
+    return Section(position + 1, exercise.id, exercise.title, verdict.outcome, head, typed, message, more,
                    suggestion, notes, file.regraded.get(exercise.id))  # fmt: skip
 
 

@@ -14,8 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from predict_check.errors import GradingError
-from predict_check.untrusted import quoted, visible
+from predict_check import GradingError, quoted, visible
 
 SUFFIX = ".toml"  # a folder stands for the entries in it whose names hold this, in any case
 SKIPPED = ("__MACOSX",)  # what an archive made on a Mac holds beside the files: no student's

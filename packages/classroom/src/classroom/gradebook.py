@@ -22,14 +22,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from predict_check import verdicts
-from predict_check.errors import AnswerKindError
-from predict_check.exercises import Course, Exercise
-from predict_check.kinds import Choice
-from predict_check.sheets import AnswerSheet, FirstTry, answers_file
-from predict_check.slips import carried_from
-from predict_check.untrusted import csv_cell, quoted, visible
-from predict_check.verdicts import Outcome, Verdict, judge
+from predict_check import (
+    AnswerSheet,
+    Choice,
+    Course,
+    Exercise,
+    FirstTry,
+    GradingError,
+    Outcome,
+    Verdict,
+    answers_file,
+    carried_from,
+    csv_cell,
+    judge,
+    quoted,
+    score,
+    visible,
+)
 
 from .files import Source, label_of
 from .policy import NOT_ASSIGNED, Policy
@@ -93,7 +102,7 @@ class GradedFile:
     @property
     def score(self) -> int:
         """How many exercises are right (the pytest grader's score)."""
-        return verdicts.score(self.verdicts)
+        return score(self.verdicts)
 
     @property
     def total(self) -> float:
@@ -457,7 +466,7 @@ def _group_key(file: GradedFile, position: int, kind) -> tuple:
         return ("carried", file.carried[position])
     try:
         value = kind.read(file.sheet.answers.get(verdict.exercise_id)).value
-    except AnswerKindError:
+    except GradingError:  # an answer its kind cannot read
         return ("shown", verdict.answer)
     decimals = getattr(kind, "decimals", None)
     if decimals is not None:

@@ -31,8 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from predict_check.errors import GradingError
-from predict_check.untrusted import quoted, slug, visible
+from predict_check import GradingError, quoted, slug, visible
 
 from .gradebook import REVISIT_FIRST, GradedFile, number
 

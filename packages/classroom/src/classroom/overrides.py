@@ -24,10 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from predict_check.errors import GradingError, UnknownExercise
-from predict_check.exercises import Course
-from predict_check.untrusted import quoted, visible
-from predict_check.verdicts import Outcome
+from predict_check import Course, GradingError, Outcome, quoted, visible
 
 from .gradebook import GradedFile
 from .policy import Policy
@@ -89,7 +86,7 @@ def _override(course: Course, policy: Policy, name: str, student: str, exercise:
     where = f"{name}: [{visible(student)}.{visible(exercise)}]"
     try:
         course.get(exercise)
-    except UnknownExercise as error:
+    except GradingError as error:  # no such exercise
         raise OverridesError(f"{where}: {error}") from None
     if policy.points[exercise] == 0:
         raise OverridesError(f"{where}: the policy assigns no points to {exercise}; expected an assigned exercise")

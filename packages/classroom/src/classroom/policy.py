@@ -36,10 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from predict_check.errors import GradingError
-from predict_check.exercises import Course
-from predict_check.kinds import Outcome
-from predict_check.untrusted import quoted, visible
+from predict_check import Course, GradingError, Outcome, quoted, visible
 
 LATE_WORDS = ("yes", "y", "true", "1", "late", "x")
 NOT_ASSIGNED = "not assigned, 0 points"  # an exercise the policy gives no points, wherever it is named

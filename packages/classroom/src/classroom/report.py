@@ -24,11 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from predict_check.exercises import Course
-from predict_check.kinds import shortened
-from predict_check.sheets import SELF_RECORDED
-from predict_check.untrusted import quoted, visible
-from predict_check.verdicts import Outcome
+from predict_check import SELF_RECORDED, Course, Outcome, quoted, shortened, visible
 
 from . import lms, review
 from .feedback import RENDER, Options, feedback_pages, page_stems

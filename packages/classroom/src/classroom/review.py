@@ -18,8 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from predict_check.untrusted import csv_cell, one_line, quoted, visible
-from predict_check.verdicts import Outcome
+from predict_check import Outcome, csv_cell, one_line, quoted, visible
 
 from .files import Found
 from .gradebook import GradedFile, typed_cell, who

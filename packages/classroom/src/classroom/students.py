@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from predict_check.errors import GradingError
+from predict_check import GradingError
 
 PRESETS = {
     # doejane_12345_678901_answers.toml, doejane_LATE_12345_678901_answers-1.toml: the user's id, the file's id

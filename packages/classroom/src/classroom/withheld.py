@@ -18,9 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 
 import numpy as np
-from predict_check.exercises import Course, Exercise
-from predict_check.key import solution
-from predict_check.kinds import Choice, Shape
+from predict_check import Choice, Course, Exercise, Shape, solution
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?(?!\w)")
 LIST = re.compile(r"[\[(]([^\[\]()]*)[\])]")

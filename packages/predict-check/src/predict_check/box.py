@@ -20,8 +20,8 @@ the note it shows while cells wait (``LAB_HOLD``) and a picture box's figure (``
 
 The widget keeps each exercise's first and last prediction, and when the last was typed, in
 one store per kernel and course (``kernel_answers``), shows the answer on request, and saves the
-same answers file as the page's "Download my answers" (``saved.typed_answers_file``), next to the
-notebook, merged with what other kernels saved there (``saved.save_typed``); it says
+same answers file as the page's "Download my answers" (``sheet_writer.typed_answers_file``), next to the
+notebook, merged with what other kernels saved there (``sheet_writer.save_typed``); it says
 how to grade the file with the kernel's own Python, and, when a save fails, why, keeping
 every prediction.
 """
@@ -44,7 +44,8 @@ from . import key, reading
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
 from .kinds import Choice, Place, judging
-from .saved import (
+from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
+from .sheet_writer import (
     FILE_NAME,
     MOMENT,
     Predictions,
@@ -55,7 +56,6 @@ from .saved import (
     save_typed,
     well_formed,
 )
-from .sheets import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .untrusted import visible
 from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
 
@@ -253,7 +253,7 @@ def prediction_html(exercise: Exercise, gate: bool = True) -> str:
 @dataclass(frozen=True)
 class Kept:
     """One exercise's predictions in a kernel: the first and its outcome, the last and its outcome, and when the
-    last was typed (a ``saved.MOMENT``)."""
+    last was typed (a ``sheet_writer.MOMENT``)."""
 
     first: str
     first_outcome: Outcome

@@ -3,10 +3,10 @@
 A course's distribution names it in its metadata (``pyproject.toml``):
 
     [project.entry-points."predict_check.courses"]
-    rmsnorm-course = "rmsnorm_course.pages:COURSE"
+    my-course = "my_course.exercises:COURSE"
 
-so that tools that grade any course (the class grader, a course's own pytest folder)
-find it by name, without importing it by hand.
+so that tools that serve or grade any course (the class grader, the Sphinx extension, the
+template command) find it by name (``load_course``), without importing it by hand.
 """
 
 from __future__ import annotations
@@ -20,12 +20,7 @@ from .untrusted import quoted
 GROUP = "predict_check.courses"
 
 
-def names() -> list[str]:
-    """The installed courses' names, sorted."""
-    return sorted({entry.name for entry in metadata.entry_points(group=GROUP)})
-
-
-def load(name: str | None = None) -> Course:
+def load_course(name: str | None = None) -> Course:
     """The course named ``name``, or the one course installed when no name is given."""
     entries = {entry.name: entry for entry in metadata.entry_points(group=GROUP)}
     if name is None and len(entries) == 1:

@@ -121,11 +121,11 @@ def read(kind: Kind, value: object) -> Reading:
 
 def asked(template: str, inputs: Mapping[str, object], kind: Kind) -> str:
     """The question about these inputs, ending with what the kind asks about precision."""
-    question = template.format(**{name: written(value) for name, value in inputs.items()}) if inputs else template
+    question = template.format(**{name: input_text(value) for name, value in inputs.items()}) if inputs else template
     return f"{question} {kind.instruction()}".strip()
 
 
-def written(value: object) -> str:
+def input_text(value: object) -> str:
     """An input as a question writes it: [3, 4], 1e-05, 1,000, float32."""
     if isinstance(value, tuple):
         return "[" + ", ".join(f"{v:g}" for v in value) + "]"

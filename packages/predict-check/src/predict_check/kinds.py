@@ -353,7 +353,7 @@ class Shape:
         entries = typed.entries if typed.entries is not None else (typed.text,)
         sizes = []
         for index, entry in enumerate(entries):
-            size = _size(entry)
+            size = _axis_digits(entry)
             if size is None:
                 what = "a whole number of 0 or more"
                 found = FOUND["entry"].format(index=index + 1, what=what) if typed.entries is not None else None
@@ -404,7 +404,7 @@ def _typed(raw: object, expected: str) -> reading.Typed:
         raise unreadable(expected, str(odd)) from None
 
 
-def _size(entry: object) -> str | None:
+def _axis_digits(entry: object) -> str | None:
     """An axis size as its digits without a sign or leading zeros, or None if it is not a whole number >= 0."""
     if not (isinstance(entry, str) and reading.is_whole(entry)):
         return None

@@ -2,7 +2,7 @@
 
 A page shows a function or class of the package as a code block, which the book and
 JupyterLab's MyST renderer both draw (JupyterLab cannot include a file). The code stays
-the one source: a comment line names where the block comes from, and the pages tool
+the one source: a comment line names where the block comes from, and ``page_cells``
 writes the block under it from that file, so a listing and its code cannot drift apart::
 
     % make boxes writes the listing below from ../src/package/module.py: function
@@ -51,6 +51,6 @@ def _defines(node: ast.stmt, name: str) -> bool:
     return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name
 
 
-def written(text: str, folder: Path) -> str:
+def with_listings(text: str, folder: Path) -> str:
     """``text`` (a page's Markdown, in ``folder``) with every listing written anew from its code."""
     return LISTING.sub(lambda found: found["head"] + source_of(folder / found["path"], found["name"]) + "```", text)

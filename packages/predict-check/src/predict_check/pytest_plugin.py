@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from .exercises import Course
-from .sheets import SELF_RECORDED, AnswerSheet
+from .sheet_reader import SELF_RECORDED, AnswerSheet
 from .untrusted import visible
 from .verdicts import Verdict, score
 

@@ -239,7 +239,7 @@ def check(exercise: Exercise, answer: object = ..., variant: int | None = None) 
     about its k-th set of fresh inputs (from 1), for practice.
     """
     if variant is not None:
-        exercise = exercise.variant(_variant_number(exercise, variant))
+        exercise = exercise.variant(_variant_index(exercise, variant))
     return judge(exercise, answer)
 
 
@@ -253,7 +253,7 @@ def checker(course: Course) -> Callable[..., Verdict]:
     return check_in_course
 
 
-def _variant_number(exercise: Exercise, variant: object) -> int:
+def _variant_index(exercise: Exercise, variant: object) -> int:
     """A variant as a person counts them (1 is the first), checked before it is asked."""
     count = len(exercise.variants)
     if isinstance(variant, bool) or not isinstance(variant, int) or not 1 <= variant <= count:

@@ -1,7 +1,7 @@
 // In JupyterLab, a notebook's prediction boxes hold back what follows them, as the book's page does,
 // and a picture box draws its figure.
 //
-// A box is a code cell tagged "prediction" (pages.BOX_TAG, written by the pages tool). Every cell after
+// A box is a code cell tagged "prediction" (page_cells.BOX_TAG, written by make boxes). Every cell after
 // the first box that is not yet open (right once, or its answer shown: the widget then carries the
 // class box.LAB_OPEN) is hidden, up to the end of the page; the next box is among them, so each box
 // releases the cells up to the next one. Hiding is the widget's own (Lumino's hide()), never the cells'
@@ -16,7 +16,7 @@
 (function () {
   "use strict";
   const NAME = "predict-check";
-  const TAG = "prediction"; // pages.BOX_TAG
+  const TAG = "prediction"; // page_cells.BOX_TAG
   const BOX = "predict-check-box"; // box.LAB_BOX: the widget's outermost element
   const OPEN = "predict-check-open"; // box.LAB_OPEN: set once the box lets the page go on
   const HOLD = "predict-check-hold"; // box.LAB_HOLD: the box's note, shown only while cells wait

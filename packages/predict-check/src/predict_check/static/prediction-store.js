@@ -1,5 +1,5 @@
 // What stays in the reader's browser: each box's first and last answer, answers shown, practice
-// and who the reader is; and the answers file written from them (saved.py writes
+// and who the reader is; and the answers file written from them (sheet_writer.py writes
 // the same bytes in a kernel). The store is read defensively: an entry this page cannot use is set
 // aside (the store as it was is kept apart, for a page that can read it), and the page says so. Where the browser refuses to store anything (site data blocked) or
 // its store is full, the answers are kept in this page's memory instead, and the page says so.
@@ -94,7 +94,7 @@
     } catch (error) { memory = copy(state); }
   }
 
-  function answersFile(state) {  // saved.typed_answers_file, which the widget saves in a kernel: the same bytes
+  function answersFile(state) {  // sheet_writer.typed_answers_file, which the widget saves in a kernel: the same bytes
     const file = SHARED.file, name = fileName(state);
     const quoted = (text) => JSON.stringify(text).replace(/\u007f/g, "\\u007f");  // a JSON string is a TOML string
     const lines = [file.header, file.grade.replace("{file}", name), file.where];

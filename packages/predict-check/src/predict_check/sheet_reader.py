@@ -1,4 +1,4 @@
-"""Answer files: the TOML a student fills in, read as data and graded one exercise at a time.
+"""An answers file read: the TOML a student fills in (``sheet_writer`` writes it), read as data and graded.
 
 The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
 executed and never written to. A file that is not quite TOML (a quote never closed,
@@ -11,20 +11,16 @@ that cannot, a key that names no exercise, an answer of the wrong kind, a blank 
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import AnswersFileError, UnknownExercise
-from .exercises import Course, Exercise
-from .key import solution
-from .kinds import Choice
+from .exercises import Course
 from .toml_reader import BadLine, read_answers
 from .untrusted import visible
 from .verdicts import Outcome, Verdict, is_unanswered, judge
 
-BLANK = '""'
 REPORTED_UNKNOWN = 10  # unknown keys named one by one; the rest are counted
 FIRST_TRIES = "first-tries"  # the table of first predictions the page's download adds; the grader reports them
 VARIANTS = "variants"  # the page's "Try another" answers, a table per exercise; reported, never scored
@@ -133,7 +129,7 @@ class AnswerSheet:
             if exercise is None or not isinstance(answers, dict):
                 continue
             for key, answer in answers.items():
-                number = _variant_number(key, len(exercise.variants))
+                number = _variant_of_key(key, len(exercise.variants))
                 if number is not None:
                     tries.append((exercise_id, number, judge(exercise.variant(number - 1), answer)))
         return tries
@@ -231,49 +227,8 @@ class AnswerSheet:
         return f"{where}: {verdict.unfolded}"
 
 
-def _variant_number(key: str, variants: int) -> int | None:
+def _variant_of_key(key: str, variants: int) -> int | None:
     """A ``[variants.<id>]`` key as the variant it numbers (from 1), read as ASCII digits only; None if it is none."""
     if re.fullmatch(r"[0-9]{1,6}", key) and 1 <= int(key) <= variants:
         return int(key)
     return None
-
-
-def answers_file(course: Course, solutions: bool = False) -> str:
-    """The course's answers file: blank for students, or filled with the computed reference answers."""
-    if solutions:
-        header = [
-            f"Reference answers to the exercises of {course.title}, computed by {course.name}.",
-            "Grade this file with:  pytest exercises --answers PATH",
-        ]
-    else:
-        header = [
-            f"Predict, then check: your answers to the exercises of {course.title}.",
-            "",
-            'Replace each "" with your prediction, then grade this file:',
-            "    pytest exercises                    grades exercises/answers.toml",
-            "    pytest exercises --answers PATH     grades another file",
-            'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
-            'Typed inside the quotes, an answer reads the same: "0.5" is the number 0.5.',
-            f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
-            "(TOML): it never runs it and never changes it.",
-        ]
-    blocks = ["\n".join(_comment(line) for line in header)]
-    for number, exercise in enumerate(course, start=1):
-        blocks.append(_entry(number, exercise, solutions))
-    return "\n\n".join(blocks) + "\n"
-
-
-def _comment(text: str, indent: str = "") -> str:
-    if not text:
-        return "#"
-    return "\n".join(textwrap.wrap(text, 98, initial_indent=f"# {indent}", subsequent_indent=f"# {indent}   "))
-
-
-def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
-    kind = exercise.kind
-    lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
-    if isinstance(kind, Choice):
-        lines += [_comment(option, "  ") for option in kind.listed()]
-    value = kind.toml(solution(exercise).answer) if solutions else BLANK
-    lines.append(f"{exercise.id} = {value}")
-    return "\n".join(lines)

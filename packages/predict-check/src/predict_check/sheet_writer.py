@@ -1,7 +1,9 @@
-"""The answers file the prediction boxes save: the page's download, and the widget's save in a kernel.
+"""The answers files the engine writes: the blank one a student fills in, the reference answers, and the one the
+prediction boxes save (the page's download, and the widget's save in a kernel). ``sheet_reader`` reads them all.
 
-Both write the same bytes for the same predictions (``typed_answers_file``; the page's
-``answersFile`` in views/static/prediction-store.js builds its file from the same comments and
+The blank file and the reference answers say how the course grades them (``answers_file``). The boxes' two saves
+write the same bytes for the same predictions (``typed_answers_file``; the page's
+``answersFile`` in static/prediction-store.js builds its file from the same comments and
 table names, sent to it as data). Each last answer carries the moment it was typed
 (``[typed-at]``, which the grader ignores). In a kernel, "Save my answers" writes the file
 next to the notebook and keeps what saves from other pages put there (``save_typed``): under
@@ -19,6 +21,7 @@ import secrets
 import shlex
 import stat
 import sys
+import textwrap
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,11 +29,15 @@ from pathlib import Path
 
 from . import cache
 from .errors import AnswersFileError
-from .exercises import Course
-from .sheets import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS, AnswerSheet
+from .exercises import Course, Exercise
+from .key import solution
+from .kinds import Choice, Outcome
+from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS, AnswerSheet
 from .untrusted import quoted
 
-FILE_NAME = "answers.toml"  # the download's name when no student name is given, and the widget's file
+FILE_NAME = "answers.toml"  # the download's name when no student name is given, the widget's file, the blank file's
+SOLUTIONS_NAME = "solutions.toml"  # the reference answers' file, as their header names it
+BLANK = '""'
 # The comments of the file the boxes save; {title} is the course's, {file} the file's own name. Where it
 # was saved is the reader's choice, so the way to grade it says where to run it.
 COMMENTS = {
@@ -42,6 +49,9 @@ COMMENTS = {
     "typed": "# When each answer above was typed, so that saves from two pages keep the newer: not part of the score.",
     "variants": '# Answers to "Try another": practice, never part of the score.',
 }
+# How the blank file and the reference answers say to grade them: the course's command, on a line of its own.
+GRADE = "Grade this file in the course's folder with:"
+WHERE = COMMENTS["where"].removeprefix("# ")
 MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as the page's Date.toISOString writes it, UTC
 
 
@@ -252,3 +262,47 @@ def grade_command(course: Course, path: str | Path) -> str | None:
     if course.grader is None or not (course.grader / "conftest.py").is_file():
         return None
     return shlex.join([sys.executable, "-P", "-m", "pytest", str(course.grader), f"--answers={path}"])
+
+
+def answers_file(course: Course, solutions: bool = False) -> str:
+    """The course's answers file: blank for students, or filled with the computed reference answers.
+
+    Its header says how the course grades it (``Course.grade_file``), the command whole on a line of its own.
+    """
+    command = course.grade_file.format(file=SOLUTIONS_NAME if solutions else FILE_NAME)
+    grade = [_comment(GRADE), f"#     {command}", _comment(WHERE)]
+    if solutions:
+        header = [_comment(f"Reference answers to the exercises of {course.title}, computed by {course.name}."), *grade]
+    else:
+        opening = [
+            f"Predict, then check: your answers to the exercises of {course.title}.",
+            "",
+            'Replace each "" with your prediction.',
+        ]
+        rules = [
+            'Examples of each kind: a number 0.5, a vector [0.5, -1.25], a shape [4, 7], a choice "B".',
+            'Typed inside the quotes, an answer reads the same: "0.5" is the number 0.5.',
+            f'An answer left as "" is graded as {Outcome.NOT_ANSWERED.value}. The grader reads this file as data',
+            "(TOML): it never runs it and never changes it.",
+        ]
+        header = [*map(_comment, opening), *grade, *map(_comment, rules)]
+    blocks = ["\n".join(header)]
+    for number, exercise in enumerate(course, start=1):
+        blocks.append(_entry(number, exercise, solutions))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _comment(text: str, indent: str = "") -> str:
+    if not text:
+        return "#"
+    return "\n".join(textwrap.wrap(text, 98, initial_indent=f"# {indent}", subsequent_indent=f"# {indent}   "))
+
+
+def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
+    kind = exercise.kind
+    lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
+    if isinstance(kind, Choice):
+        lines += [_comment(option, "  ") for option in kind.listed()]
+    value = kind.toml(solution(exercise).answer) if solutions else BLANK
+    lines.append(f"{exercise.id} = {value}")
+    return "\n".join(lines)

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from predict_check.box import ENTER_SETTLES, LAB_BOX, LAB_HOLD, LAB_OPEN, LAB_WAITING, SHOW_ANSWER, KernelAnswers
 from predict_check.errors import AnswersFileError
-from predict_check.saved import MOMENT, Predictions, moment, save_typed, typed_answers_file
-from predict_check.sheets import AnswerSheet
+from predict_check.sheet_reader import AnswerSheet
+from predict_check.sheet_writer import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.verdicts import Outcome, reference
 
 from rmsnorm_course import check

@@ -1,7 +1,7 @@
-"""The pages that show a course's boxes, made as the boxes need them by one tool, never by hand.
+"""The cells a course's boxes need on their pages, written by one tool (``make boxes``), never by hand.
 
 A page is a MyST Markdown notebook, and it shows a box with one code cell of one line,
-``Prediction("an-exercise-id")``. Everything else a box needs on its page is written
+``Prediction("an-exercise-id")``. Everything else a box needs in the page's cells is written
 here (``make``), or listed as missing (``problems``):
 
 - the box cell's metadata: its source hidden, in the book and in JupyterLab alike, and
@@ -45,7 +45,7 @@ def made(notebook: NotebookNode, folder: Path) -> NotebookNode:
         if box_of(cell) is not None:
             cell.metadata.update(BOX_METADATA)
         if cell.cell_type == "markdown":
-            cell.source = listings.written(cell.source, folder)
+            cell.source = listings.with_listings(cell.source, folder)
         cell.pop("id", None)  # nbformat's ids mean nothing in a text notebook
     return notebook
 
@@ -79,8 +79,8 @@ def problems(course: Course, pages: Sequence[Path]) -> list[str]:
             found.append(f"{page.name}: {error}")
             continue
         if written != text:
-            found.append(f"{page.name}: a box's cell or a listing of the code is not as the code needs it; run the "
-                         "pages tool (make boxes) to write them")  # fmt: skip
+            found.append(f"{page.name}: a box's cell or a listing of the code is not as the code needs it; run "
+                         "make boxes (page_cells) to write them")  # fmt: skip
     return found + _unmatched(course, asked)
 
 

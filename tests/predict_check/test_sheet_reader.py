@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from predict_check.errors import AnswersFileError, GradingError
-from predict_check.sheets import AnswerSheet, answers_file
+from predict_check.sheet_reader import AnswerSheet
+from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import Outcome
 
 from rmsnorm_course import RMSNormError
