@@ -12,9 +12,30 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from rmsnorm_course.pages import (
+    backward,
+    follow_one_vector,
+    formula,
+    history,
+    in_the_model,
+    modern_blocks,
+    modern_gains,
+    modern_kernels,
+    scale_and_epsilon,
+    training,
+)
+from rmsnorm_course.pages import (
+    cost as cost_page,
+)
+from rmsnorm_course.pages import (
+    precision as precision_page,
+)
+from rmsnorm_course.pages import (
+    real_model as real_model_page,
+)
 from rmsnorm_course.perf import timings as cost
 from rmsnorm_course.perf.roofline import Roofline
-from rmsnorm_course.studies import evidence, geometry, modern, precision, training
+from rmsnorm_course.studies import evidence, modern, precision
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED, explore
@@ -23,10 +44,10 @@ from rmsnorm_course.views.explorer import TINY, WORKED, explore
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: figures.normalized_mean_square_figure(state=explore()),
+        lambda: scale_and_epsilon.normalized_mean_square_figure(state=explore()),
         lambda: figures.explorer_figure(explore()),
-        lambda: figures.activation_histograms(activation_comparison(shape=(2, 4, 32))),
-        lambda: figures.eps_placement_figure(placement_curves(np.logspace(-6, 1, 50), 1e-5), 1e-5),
+        lambda: history.activation_histograms(activation_comparison(shape=(2, 4, 32))),
+        lambda: scale_and_epsilon.eps_placement_figure(placement_curves(np.logspace(-6, 1, 50), 1e-5), 1e-5),
     ],
 )
 def test_plots_have_labelled_axes_and_draw_the_same_twice(make):
@@ -38,7 +59,7 @@ def test_plots_have_labelled_axes_and_draw_the_same_twice(make):
 
 
 def test_curve_figure_draws_the_curve_from_rms_norm():
-    fig = figures.normalized_mean_square_figure(eps_values=(1e-5,))
+    fig = scale_and_epsilon.normalized_mean_square_figure(eps_values=(1e-5,))
     line = fig.axes[0].get_lines()[0]
     x, y = line.get_data()
     np.testing.assert_allclose(y, x**2 / (x**2 + 1e-5), rtol=1e-12)
@@ -46,7 +67,7 @@ def test_curve_figure_draws_the_curve_from_rms_norm():
 
 def test_follow_one_vector_gives_each_kind_of_box_its_own_border():
     primary = evidence.primary()
-    fig = figures.follow_one_vector_figure(primary)
+    fig = follow_one_vector.follow_one_vector_figure(primary)
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     for value in (*primary.forward.normalized, *primary.forward.output):
         assert f"{value:.6f}" in texts
@@ -58,13 +79,13 @@ def test_follow_one_vector_gives_each_kind_of_box_its_own_border():
 
 
 def test_sweep_figure_has_labelled_axes_and_both_methods():
-    fig = figures.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30]))
+    fig = precision_page.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30]))
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel() and len(ax.get_legend().get_texts()) == 2
 
 
 def test_cost_figure_has_labelled_axes_and_marks_the_copy():
-    fig = figures.cost_ratios_figure({cost.FORWARD: {"copy": 1.0, "a": 2.0}, cost.BACKWARD: {"a": 3.0}})
+    fig = cost_page.cost_ratios_figure({cost.FORWARD: {"copy": 1.0, "a": 2.0}, cost.BACKWARD: {"a": 3.0}})
     forward, backward = fig.axes
     assert forward.get_xlabel() and forward.get_ylabel() and forward.get_title() == cost.FORWARD
     assert [bar.get_width() for bar in forward.patches] == [1.0, 2.0]
@@ -78,7 +99,7 @@ def test_size_sweep_figure_plots_nanoseconds_per_element_with_a_style_per_conten
         cost.FORMULA: np.array([2e-6, 5e-5]),
     }
     sweep = cost.SizeSweep(elements=np.array([2**18, 2**20]), seconds=seconds)
-    ax = figures.size_sweep_figure(sweep).axes[0]
+    ax = cost_page.size_sweep_figure(sweep).axes[0]
     lines = ax.get_lines()
     assert [line.get_label() for line in lines] == list(seconds)
     for line, name in zip(lines, seconds):
@@ -89,7 +110,7 @@ def test_size_sweep_figure_plots_nanoseconds_per_element_with_a_style_per_conten
 
 
 def test_follow_one_vector_reads_at_page_width_with_an_arrow_from_x_to_x_hat():
-    fig = figures.follow_one_vector_figure(evidence.primary())
+    fig = follow_one_vector.follow_one_vector_figure(evidence.primary())
     ax = fig.axes[0]
     assert fig.get_figwidth() <= 7.5  # shown near its own size on a page, not shrunk
     assert min(t.get_fontsize() for t in ax.texts) >= 10
@@ -126,7 +147,7 @@ def test_explorer_figure_draws_both_bars_on_one_scale_per_vector():
 def test_training_figure_draws_every_variants_losses_and_stream():
     small = training.Setup(depth=2, width=4, hidden=4, inputs=3, outputs=1, examples=6, steps=5)
     runs = training.experiment(small)
-    losses, stream = figures.training_figure(runs).axes
+    losses, stream = training.training_figure(runs).axes
     assert [line.get_label() for line in losses.get_lines()] == list(training.VARIANTS)
     for line, run in zip(losses.get_lines(), runs.values()):
         np.testing.assert_array_equal(line.get_ydata(), run.losses)
@@ -139,8 +160,8 @@ def test_training_figure_draws_every_variants_losses_and_stream():
 
 
 def test_geometry_figure_puts_the_images_where_the_study_says():
-    g = geometry.geometry()
-    maps, shrink = figures.geometry_figure(g).axes
+    g = formula.geometry()
+    maps, shrink = formula.geometry_figure(g).axes
     by_label = {line.get_label(): line for line in maps.get_lines()}
     rms = by_label["RMSNorm(x), eps = 0"]
     np.testing.assert_array_equal(np.column_stack([rms.get_xdata(), rms.get_ydata()]), g.rms_images)
@@ -152,8 +173,8 @@ def test_geometry_figure_puts_the_images_where_the_study_says():
 
 
 def test_gradient_figure_draws_the_gradient_from_x_hat():
-    p = geometry.gradient_picture()
-    ax = figures.gradient_figure(p).axes[0]
+    p = backward.gradient_picture()
+    ax = backward.gradient_figure(p).axes[0]
     arrows = [patch for patch in ax.patches if isinstance(patch, FancyArrowPatch)]
     assert len(arrows) == 2
     start, end = arrows[0]._posA_posB
@@ -163,7 +184,7 @@ def test_gradient_figure_draws_the_gradient_from_x_hat():
 
 
 def test_axes_figure_outlines_columns_for_batch_norm_and_rows_for_the_others():
-    batch_norm, layer_norm, rms = figures.axes_figure(batch=4, features=6).axes
+    batch_norm, layer_norm, rms = history.axes_figure(batch=4, features=6).axes
 
     def outlines(ax):
         return [p for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
@@ -176,7 +197,7 @@ def test_axes_figure_outlines_columns_for_batch_norm_and_rows_for_the_others():
 
 def test_roofline_figure_plots_the_roof_and_the_measured_point():
     r = Roofline(bandwidth=20e9, peak=200e9, intensity=0.5, achieved=4e9)
-    ax = figures.roofline_figure(r).axes[0]
+    ax = cost_page.roofline_figure(r).axes[0]
     roof, *_, point = ax.get_lines()
     np.testing.assert_allclose(roof.get_ydata(), r.attainable(roof.get_xdata()) / 1e9)
     assert point.get_xdata()[0] == 0.5 and point.get_ydata()[0] == 4.0
@@ -190,7 +211,6 @@ def every_figure():
     from rmsnorm_course.model import measurements as real_model
     from rmsnorm_course.perf.roofline import Roofline
     from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
-    from rmsnorm_course.studies.geometry import gradient_picture
     from rmsnorm_course.views.explorer import explore
 
     names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)
@@ -198,33 +218,38 @@ def every_figure():
     small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
     tiny = real_model.measure(tiny_llama.model(), ("ab ab", "a b c", "c a", "b"))  # a tiny LLaMA, four prompts
     return {
-        "normalized mean square": figures.normalized_mean_square_figure(),
+        "normalized mean square": scale_and_epsilon.normalized_mean_square_figure(),
         "explorer": figures.explorer_figure(explore(TINY, 1e-4, 1e-5)),
-        "activations": figures.activation_histograms(activation_comparison()),
-        "eps placement": figures.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
-        "pre-norm block": figures.pre_norm_block_figure(),
-        "follow one vector": figures.follow_one_vector_figure(evidence.primary()),
-        "cost ratios": figures.cost_ratios_figure(cost.cost_ratios(shape=(4, 8), repeats=1)),
-        "size sweep": figures.size_sweep_figure(sweep),
-        "precision sweep": figures.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30])),
-        "training": figures.training_figure(training.experiment.__wrapped__(small)),
-        "geometry": figures.geometry_figure(geometry.geometry()),
-        "gradient": figures.gradient_figure(gradient_picture()),
-        "axes": figures.axes_figure(),
-        "roofline": figures.roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9)),
-        "post-norm and model": figures.post_norm_and_model_figure(),
-        "gain decay": figures.gain_decay_figure(modern.gain_decay(steps=50)),
-        "qk-norm": figures.qk_norm_figure(modern.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)),
-        "depth": figures.depth_figure(modern.stream_through_depth()),
-        "fused roofline": figures.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
-        "partial rms": figures.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
-        "real stream": figures.real_stream_figure(tiny),
-        "real gains": figures.real_gains_figure(tiny),
+        "activations": history.activation_histograms(activation_comparison()),
+        "eps placement": scale_and_epsilon.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
+        "pre-norm block": in_the_model.pre_norm_block_figure(),
+        "follow one vector": follow_one_vector.follow_one_vector_figure(evidence.primary()),
+        "cost ratios": cost_page.cost_ratios_figure(cost.cost_ratios(shape=(4, 8), repeats=1)),
+        "size sweep": cost_page.size_sweep_figure(sweep),
+        "precision sweep": precision_page.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30])),
+        "training": training.training_figure(training.experiment.__wrapped__(small)),
+        "geometry": formula.geometry_figure(formula.geometry()),
+        "gradient": backward.gradient_figure(backward.gradient_picture()),
+        "axes": history.axes_figure(),
+        "roofline": cost_page.roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9)),
+        "post-norm and model": in_the_model.post_norm_and_model_figure(),
+        "gain decay": modern_gains.gain_decay_figure(modern.gain_decay(steps=50)),
+        "qk-norm": modern_gains.qk_norm_figure(modern.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)),
+        "depth": modern_blocks.depth_figure(modern.stream_through_depth()),
+        "fused roofline": modern_kernels.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
+        "partial rms": modern_kernels.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
+        "real stream": real_model_page.real_stream_figure(tiny),
+        "real gains": real_model_page.real_gains_figure(tiny),
     }
 
 
-def test_every_figure_the_module_draws_is_checked():
-    drawn = {name for name in dir(figures) if name.endswith("_figure") or name == "activation_histograms"}
+def test_every_figure_the_pages_draw_is_checked():
+    import rmsnorm_course.pages as pages
+
+    modules = [figures, *(getattr(pages, name) for name in pages.PAGES)]
+    drawn = {f"{module.__name__}.{name}" for module in modules for name in dir(module)
+             if getattr(getattr(module, name), "__module__", None) == module.__name__
+             and (name.endswith("_figure") or name == "activation_histograms")}  # fmt: skip
     assert len(every_figure()) == len(drawn)
 
 
@@ -269,7 +294,7 @@ def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked()
 def test_the_size_sweep_s_labels_do_not_run_into_each_other():
     elements = 2 ** np.array([10, 12, 14, 16, 18, 20, 22, 23])
     sweep = cost.SizeSweep(elements, {name: np.geomspace(1e-6, 1e-2, 8) for name in (cost.COPY, cost.PACKAGE)})
-    for fig in (figures.size_sweep_figure(sweep), figures.size_sweep_figure(sweep).phone()):
+    for fig in (cost_page.size_sweep_figure(sweep), cost_page.size_sweep_figure(sweep).phone()):
         _drawn(fig)
         labels = [label for label in fig.axes[0].get_xticklabels() if label.get_text()]
         assert len(labels) == 8
@@ -283,8 +308,8 @@ def test_the_size_sweep_s_labels_do_not_run_into_each_other():
 
 def test_the_depth_figure_s_legend_covers_no_curve():
     for fig in (
-        figures.depth_figure(modern.stream_through_depth()),
-        figures.depth_figure.__wrapped__(modern.stream_through_depth()),
+        modern_blocks.depth_figure(modern.stream_through_depth()),
+        modern_blocks.depth_figure.__wrapped__(modern.stream_through_depth()),
     ):
         renderer = _drawn(fig)
         (legend,) = fig.legends
@@ -292,7 +317,7 @@ def test_the_depth_figure_s_legend_covers_no_curve():
 
 
 def test_the_gradient_figure_shows_both_arrows_the_first_under_the_second():
-    first, second = (p for p in figures.gradient_figure(geometry.gradient_picture()).axes[0].patches
+    first, second = (p for p in backward.gradient_figure(backward.gradient_picture()).axes[0].patches
                      if isinstance(p, FancyArrowPatch))  # fmt: skip
     assert first.get_linewidth() >= 2 * second.get_linewidth()  # the one drawn later lies on top, narrower
     np.testing.assert_allclose(first._posA_posB, second._posA_posB, atol=1e-12)  # the same arrow, as the text says
@@ -305,7 +330,7 @@ def test_importing_the_figures_leaves_matplotlib_s_settings_alone():
 
     code = (
         "import matplotlib; matplotlib.rcParams['font.size'] = 17; before = dict(matplotlib.rcParams);"
-        "import rmsnorm_course.views.figures as f; assert dict(matplotlib.rcParams) == before;"
+        "from rmsnorm_course.pages import modern_gains as f; assert dict(matplotlib.rcParams) == before;"
         "fig = f.gain_decay_figure(__import__('rmsnorm_course.studies.modern', fromlist=['x']).gain_decay());"
         "print(fig.axes[0].xaxis.label.get_fontsize(), matplotlib.rcParams['font.size'])"
     )

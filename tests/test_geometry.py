@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.studies.geometry import geometry, gradient_picture
+from rmsnorm_course.pages.backward import gradient_picture
+from rmsnorm_course.pages.formula import geometry
 from rmsnorm_course.studies.thresholds import ROUNDING
 
 

@@ -82,10 +82,10 @@ def test_the_history_guard_stops_an_rms_norm_that_mixes_rows(monkeypatch):
 
 
 def test_the_training_guard_holds_the_held_out_claim_to_its_threshold(monkeypatch):
-    real = training.training.experiment(training.training.Setup())
+    real = training.experiment(training.Setup())
     layer = real["LayerNorm"]
     apart = {**real, "LayerNorm": dataclasses.replace(layer, held_out_loss=layer.held_out_loss * 1.5)}
-    monkeypatch.setattr(training.training, "experiment", lambda setup: apart)
+    monkeypatch.setattr(training, "experiment", lambda setup: apart)
     with pytest.raises(UnsupportedClaim, match="within a fifth"):
         training.values()
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from rmsnorm_course.studies import block, cache, training
+from rmsnorm_course.pages import training
+from rmsnorm_course.studies import block, cache
 from rmsnorm_course.studies.threads import blas_threads
 
 SMALL = training.Setup(depth=2, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=3)

@@ -11,7 +11,8 @@ from predict_check.errors import CacheWarning
 
 from rmsnorm_course.core.baselines import layer_norm
 from rmsnorm_course.core.gradcheck import numeric_gradient
-from rmsnorm_course.studies import cache, training
+from rmsnorm_course.pages import training
+from rmsnorm_course.studies import cache
 
 SMALL = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=12)
 

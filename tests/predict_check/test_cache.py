@@ -15,7 +15,7 @@ from predict_check.errors import CacheWarning
 
 from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import cache as studies_cache
-from rmsnorm_course.studies import training
+from rmsnorm_course.pages import training
 
 VARIABLE = studies_cache.VARIABLE
 

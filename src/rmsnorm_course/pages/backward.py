@@ -2,18 +2,58 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch
 from predict_check import Carried, Shape, Solution
 
 from ..core.format import fmt, given
-from ..core.rmsnorm import rms_norm_backward
+from ..core.rmsnorm import rms_norm, rms_norm_backward, rms_norm_forward
 from ..core.tape import tape_rms_norm_gradients
 from ..studies import evidence, example
-from ..studies.geometry import gradient_picture
+from ..studies.example import GAIN, INPUT
 from ..studies.thresholds import ROUNDING
+from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
+from ..views.tables import markdown_table
 from . import BATCH_SHAPE, COURSE, EPS, EXACT, PAIR, UPSTREAM, G, X, holds, nums, shape_example, vector
+
+
+@dataclass(frozen=True)
+class GradientPicture:
+    """The worked example's gradient with respect to x, and the facts the backward page checks."""
+
+    x: np.ndarray
+    normalized: np.ndarray  # x-hat at eps = 0, on the circle of radius sqrt(d)
+    grad_x: np.ndarray  # at eps = 0, with the worked example's gain and upstream gradient
+    dot_at_zero: float  # grad_x . x at eps = 0: rounding level
+    dot_at_eps: float  # grad_x . x at the chapter's eps: small, not zero
+    scale: float
+    scaled_grad_x: np.ndarray  # the gradient at scale * x, eps = 0
+    batch: tuple[int, ...]  # a batch shape, and ...
+    saved_shape: tuple[int, ...]  # ... the shape of what the forward keeps for the backward at that shape
+
+
+def gradient_picture(scale: float = 10.0, eps: float = EPS, batch: tuple[int, ...] = (2, 3, 4)) -> GradientPicture:
+    """The worked example's gradient at eps = 0 and at ``eps``, and at ``scale`` times x."""
+    x = np.array(INPUT)
+    grad_x, _ = rms_norm_backward(x, GAIN, 0.0, UPSTREAM)
+    grad_at_eps, _ = rms_norm_backward(x, GAIN, eps, UPSTREAM)
+    scaled, _ = rms_norm_backward(scale * x, GAIN, 0.0, UPSTREAM)
+    return GradientPicture(
+        x=x,
+        normalized=rms_norm(x, eps=0.0),
+        grad_x=grad_x,
+        dot_at_zero=float(grad_x @ x),
+        dot_at_eps=float(grad_at_eps @ x),
+        scale=scale,
+        scaled_grad_x=scaled,
+        batch=batch,
+        saved_shape=rms_norm_forward(np.ones(batch), eps=eps).inverse_rms.shape,
+    )
 
 
 def values() -> SimpleNamespace:
@@ -162,4 +202,56 @@ def _grad_x_scaled(x, g, upstream, scale) -> Solution:
             (1.0, "The output is scale invariant at eps = 0, but its gradient is not."),
         ),
         detail=f"grad_x goes from {fmt(grad_x)} to {fmt(scaled)}.",
+    )
+
+
+@for_phones
+def gradient_figure(p: GradientPicture) -> Figure:
+    """x-hat on its circle and the gradient with respect to x drawn from it: tangent, no radial part."""
+    fig, (ax,) = new_axes(5.2, 4.8)
+    radius = float(np.linalg.norm(p.normalized))
+    circle(ax, radius, "circle of radius sqrt(2)")
+    direction = p.x / np.linalg.norm(p.x)
+    ax.plot([0, 2.2 * direction[0]], [0, 2.2 * direction[1]], "--", color=GREY, label="direction of x")
+    ax.plot(*p.normalized, "o", color=BLUE, markersize=8, label="x-hat (eps = 0)")
+    # The two arrows coincide (that is the point): the first is drawn wide, the second narrow on top of it.
+    arrows = (
+        (p.grad_x, "-", ORANGE, 7, 26, "gradient wrt x at x"),
+        (p.scale * p.scaled_grad_x, ":", GREEN, 2.5, 14, f"{p.scale:g} times the gradient at {p.scale:g}·x"),
+    )
+    for shaft, style, colour, width, head, label in arrows:
+        ax.add_patch(
+            FancyArrowPatch(
+                tuple(p.normalized),
+                tuple(p.normalized + 2 * shaft),
+                arrowstyle="-|>",
+                mutation_scale=head,
+                linestyle=style,
+                color=colour,
+                linewidth=width,
+                label=label,
+            )
+        )
+    ax.set_xlim(-0.5, 2.2)
+    ax.set_ylim(-0.5, 2.2)
+    ax.legend(fontsize=SMALLEST_TEXT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
+    ax.set_title("the gradient is tangent to the circle (drawn at twice its length)", fontsize=SMALLEST_TEXT)
+    return fig
+
+
+def gradient_checks_table(input_check, gain_check) -> Markdown:
+    """Each coordinate of both gradients: the closed form against central differences."""
+    return markdown_table(
+        ["coordinate", "closed form", "central difference", "difference", "verdict"],
+        [
+            [
+                f"{name}[{c.index[0]}]",
+                f"{c.analytic:.6f}",
+                f"{c.numeric:.6f}",
+                f"{c.error:.1e}",
+                "pass" if c.passed else "FAIL",
+            ]
+            for name, report in (("grad_x", input_check), ("grad_gain", gain_check))
+            for c in report.checks
+        ],
     )

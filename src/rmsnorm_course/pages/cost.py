@@ -8,12 +8,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
 from predict_check import Number, Solution
 
 from ..core.format import binary_size
 from ..perf import kernel as fastpath
 from ..perf import timings as cost
-from ..perf.roofline import MATMUL_SIZE, PASSES, roofline
+from ..perf.roofline import MATMUL_SIZE, PASSES, Roofline, roofline
+from ..perf.timings import BACKWARD, FORWARD, SizeSweep
+from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, STYLES, for_phones, new_axes, roofline_axes
 from . import COURSE, holds
 
 CLOSE_TO_ROOF = 0.7  # a kernel that reaches this share of what memory allows is limited by memory
@@ -169,3 +172,72 @@ def _forward_bytes(dtype, shape) -> Solution:
         ),
         detail="A copy of x into an existing array moves exactly as much: the least any normalization can do.",
     )
+
+
+@for_phones
+def cost_ratios_figure(ratios) -> Figure:
+    """Horizontal bars: each implementation's time as a multiple of one copy of x, forward and backward."""
+    fig, axes = new_axes(9.0, 3.2, columns=2)
+    for ax, direction in zip(axes, (FORWARD, BACKWARD)):
+        names = list(ratios[direction])
+        values = [ratios[direction][n] for n in names]
+        bars = ax.barh(names, values, color=[GREY if "copy" in n else BLUE for n in names])
+        for bar, name in zip(bars, names):
+            bar.set_hatch("//" if "copy" in name else "")
+        ax.axvline(1.0, color=GREY, linewidth=0.8, linestyle="--")
+        ax.invert_yaxis()
+        ax.set_xlabel("time as a multiple of one copy of x")
+        ax.set_title(direction)
+    axes[0].set_ylabel("implementation")
+    return fig
+
+
+@for_phones
+def size_sweep_figure(sweep: SizeSweep) -> Figure:
+    """Forward nanoseconds per element against input size: where the fast path wins and where it loses."""
+    fig, (ax,) = new_axes(7.2, 3.6)
+    megabytes = sweep.nbytes / 2**20
+    for name, (style, colour, marker) in zip(sweep.seconds, STYLES):
+        ax.plot(megabytes, sweep.nanoseconds_per_element(name), style, marker=marker, color=colour, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(megabytes, [binary_size(n) for n in sweep.nbytes])
+    # slanted, so the labels of sizes an octave apart (16 MiB, 32 MiB) do not run into each other
+    ax.tick_params(axis="x", labelrotation=45)
+    for label in ax.get_xticklabels():
+        label.set(horizontalalignment="right", rotation_mode="anchor")
+    ax.set_xlabel("size of x (float32)")
+    ax.set_ylabel("forward time per element (ns)")
+    ax.grid(True, which="major", alpha=0.3)
+    fig.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=2, frameon=False)  # clear of every line
+    return fig
+
+
+@for_phones
+def roofline_figure(r: Roofline) -> Figure:
+    """The measured roof, min(peak, bandwidth x intensity), with RMSNorm's forward placed at its intensity."""
+    fig, (ax,) = new_axes(7.2, 4.0)
+    intensities = np.geomspace(1 / 16, 256, 200)
+    giga = 1e9
+    ax.plot(
+        intensities,
+        r.attainable(intensities) / giga,
+        "-",
+        color=BLUE,
+        linewidth=2,
+        label=f"roof: {r.bandwidth / giga:.0f} GB/s x intensity, up to {r.peak / giga:.0f} GFLOP/s",
+    )
+    ax.axvline(r.ridge, color=GREY, linestyle=":", linewidth=1, label=f"ridge: {r.ridge:.1f} flops per byte")
+    ax.axvline(
+        r.intensity, color=ORANGE, linestyle="--", linewidth=1, label=f"RMSNorm float32: {r.intensity:g} flops per byte"
+    )
+    ax.plot(
+        [r.intensity],
+        [r.achieved / giga],
+        "s",
+        color=ORANGE,
+        markersize=9,
+        label=f"rms_norm measured: {r.achieved / giga:.1f} GFLOP/s",
+    )
+    roofline_axes(ax, "GFLOP/s (log scale)")
+    return fig

@@ -2,17 +2,67 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
 from predict_check import RIGHT, Axis, Choice, Number, Place, Shape, Solution
 
+from ..core.baselines import layer_norm
 from ..core.format import fmt, given
 from ..core.rmsnorm import rms_norm
 from ..studies import evidence, example
-from ..studies.geometry import geometry
+from ..studies.example import EPS, INPUT
 from ..studies.thresholds import ROUNDING
+from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
 from . import BATCH_SHAPE, COURSE, EXACT, holds, nums, shape_example, stages_of
+
+SHRINK_SCALES = np.geomspace(1e-5, 1.0, 11)  # the worked example times these, toward zero
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Two-dimensional inputs and where each normalization sends them."""
+
+    inputs: np.ndarray  # (n, 2): seeded vectors of many lengths, the worked example first
+    rms_images: np.ndarray  # rms_norm at eps = 0
+    layer_images: np.ndarray  # LayerNorm at eps = 0
+    radius: float  # sqrt(d)
+    eps: float
+    shrink_scales: np.ndarray
+    shrink_inputs: np.ndarray  # the worked example times each scale
+    shrink_images: np.ndarray  # their rms_norm at eps
+
+    @property
+    def largest_radius_error(self) -> float:
+        """max | |x-hat| - sqrt(d) | over the inputs, at eps = 0: rounding only."""
+        return float(np.max(np.abs(np.linalg.norm(self.rms_images, axis=-1) - self.radius)))
+
+    @property
+    def largest_layer_sum(self) -> float:
+        """max |sum of LayerNorm's output|: its component along all-ones, zero to rounding."""
+        return float(np.max(np.abs(self.layer_images.sum(axis=-1))))
+
+
+def geometry(count: int = 24, seed: int = 0, eps: float = EPS) -> Geometry:
+    """Seeded 2-D inputs with lengths from 0.1 to 10, and the worked example shrunk toward zero."""
+    rng = np.random.default_rng(seed)
+    angles = rng.uniform(0, 2 * np.pi, count)
+    lengths = 10 ** rng.uniform(-1, 1, count)
+    inputs = np.vstack([INPUT, np.column_stack([np.cos(angles), np.sin(angles)]) * lengths[:, None]])
+    shrink_inputs = np.outer(SHRINK_SCALES, INPUT)
+    return Geometry(
+        inputs=inputs,
+        rms_images=rms_norm(inputs, eps=0.0),
+        layer_images=layer_norm(inputs, eps=0.0),
+        radius=float(np.sqrt(inputs.shape[-1])),
+        eps=eps,
+        shrink_scales=SHRINK_SCALES,
+        shrink_inputs=shrink_inputs,
+        shrink_images=rms_norm(shrink_inputs, eps=eps),
+    )
+
 
 SPIKE = (10.0, 0.0, 0.0, 0.0)  # one large coordinate: RMSNorm does not clip it to one
 
@@ -178,3 +228,49 @@ def _circle_image(x) -> Solution:
         detail=f"|x-hat| = {np.linalg.norm(image):.6f}: every nonzero x lands on the circle, in its own direction.",
         picture={"point": [float(v) for v in image], "input": [float(v) for v in x]},
     )
+
+
+@for_phones
+def geometry_figure(g: Geometry) -> Figure:
+    """Left: inputs and their images on the circle of radius sqrt(2). Right: eps pulls small inputs inside."""
+    fig, (maps, shrink) = new_axes(8.6, 5.4, columns=2)
+    circle(maps, g.radius, f"radius sqrt(2) = {g.radius:.4f}")
+    ones = np.array([-3.0, 3.0])
+    maps.plot(ones, ones, ":", color=GREY, linewidth=1.0, label="all-ones direction")
+    maps.plot(
+        *g.inputs[1:].T, "o", color=GREY, markersize=4, markerfacecolor="none", label="inputs x (some off the plot)"
+    )
+    maps.plot(*g.rms_images.T, "o", color=BLUE, markersize=6, label="RMSNorm(x), eps = 0")
+    maps.plot(
+        *g.layer_images.T,
+        "D",
+        color=ORANGE,
+        markersize=9,
+        markerfacecolor="none",
+        markeredgewidth=2,
+        label="LayerNorm(x), eps = 0",
+    )
+    maps.plot(*g.rms_images[0], "*", color="black", markersize=14, label="worked example's image")
+    maps.annotate("x = [3, 4]\n(off the plot)", xy=(1.9, 2.6), fontsize=SMALLEST_TEXT, ha="center")
+    maps.annotate("", xy=g.rms_images[0], xytext=(2.4, 2.9), arrowprops={"arrowstyle": "-|>", "color": "black"})
+    maps.set_xlim(-3, 3)
+    maps.set_ylim(-3, 3)
+    maps.legend(fontsize=SMALLEST_TEXT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
+    maps.set_title("every nonzero input lands on the circle", fontsize=10)
+
+    circle(shrink, g.radius, "radius sqrt(2)")
+    shrink.plot(*g.shrink_images.T, "s-", color=GREEN, markersize=5, label=f"RMSNorm(s·[3, 4]), eps = {g.eps:g}")
+    for image, scale in list(zip(g.shrink_images, g.shrink_scales))[:7:2]:
+        shrink.annotate(f"s = {scale:.0e}", image, textcoords="offset points", xytext=(8, -10), fontsize=SMALLEST_TEXT)
+    shrink.annotate(
+        f"s = {g.shrink_scales[-1]:g}",
+        g.shrink_images[-1],
+        textcoords="offset points",
+        xytext=(-38, 4),
+        fontsize=SMALLEST_TEXT,
+    )
+    shrink.set_xlim(-0.2, 1.6)
+    shrink.set_ylim(-0.2, 1.6)
+    shrink.legend(fontsize=SMALLEST_TEXT, loc="upper left")
+    shrink.set_title("with eps, small inputs fall inside", fontsize=10)
+    return fig

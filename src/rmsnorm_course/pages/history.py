@@ -2,16 +2,78 @@
 
 from __future__ import annotations
 
+import inspect
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.format import fmt, given
-from ..studies import evidence, example, side_by_side
-from ..studies.comparison import ACTIVATION_OFFSET, ACTIVATION_SEED, ACTIVATION_SHAPE, activation_comparison, identities
+from ..studies import evidence, example
+from ..studies.comparison import (
+    ACTIVATION_OFFSET,
+    ACTIVATION_SEED,
+    ACTIVATION_SHAPE,
+    ActivationComparison,
+    Statistics,
+    activation_comparison,
+    identities,
+)
+from ..studies.evidence import History
+from ..studies.example import ANCHOR, COMPANION
 from ..studies.thresholds import ROUNDING
+from ..views.figures import STYLES, for_phones, legend, new_axes
+from ..views.tables import markdown_table
 from . import COURSE, EPS, holds, nums
+
+SIDE_BY_SIDE_EPS = 1e-6
+ACTIVATIONS = (16, 128, 512)  # batch, sequence, features
+
+
+class SmallRMSNorm:
+    """One statistic per row: the mean square."""
+
+    def __init__(self, width: int, eps: float = SIDE_BY_SIDE_EPS):
+        self.eps, self.gain = eps, np.ones(width)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        mean_square = np.mean(x**2, axis=-1, keepdims=True)
+        return self.gain * x / np.sqrt(mean_square + self.eps)
+
+
+class SmallLayerNorm:
+    """Two statistics per row: the mean, subtracted, and the
+    variance."""
+
+    def __init__(self, width: int, eps: float = SIDE_BY_SIDE_EPS):
+        self.eps, self.gain = eps, np.ones(width)
+        self.bias = np.zeros(width)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        centred = x - np.mean(x, axis=-1, keepdims=True)
+        variance = np.mean(centred**2, axis=-1, keepdims=True)
+        normalized = centred / np.sqrt(variance + self.eps)
+        return self.gain * normalized + self.bias
+
+
+def code_lines(method) -> int:
+    """The lines of a method's body that do the work: no signature, docstring or blank line."""
+    body = inspect.getsource(method).splitlines()[1:]
+    return sum(1 for line in body if line.strip() and not line.strip().startswith(('"""', "#")))
+
+
+def statistics(offset: float = 0.0, seed: int = 0) -> dict[str, Statistics]:
+    """Mean, standard deviation and RMS of seeded activations, and of both classes' outputs."""
+    x = np.random.default_rng(seed).standard_normal(ACTIVATIONS) + offset
+    width = ACTIVATIONS[-1]
+    return {
+        "input": Statistics.of(x),
+        "RMSNorm": Statistics.of(SmallRMSNorm(width)(x)),
+        "LayerNorm": Statistics.of(SmallLayerNorm(width)(x)),
+    }
 
 
 def values() -> SimpleNamespace:
@@ -26,16 +88,16 @@ def values() -> SimpleNamespace:
     stats = activations.statistics()
     holds(abs(stats["RMSNorm"].rms - 1) < 1e-5, "both outputs have RMS one")
     holds(abs(stats["LayerNorm"].mean) < 1e-12, "LayerNorm's mean is zero to rounding")
-    zero_mean = side_by_side.statistics()
-    rms_lines = side_by_side.code_lines(side_by_side.SmallRMSNorm.__call__)
-    layer_lines = side_by_side.code_lines(side_by_side.SmallLayerNorm.__call__)
+    zero_mean = statistics()
+    rms_lines = code_lines(SmallRMSNorm.__call__)
+    layer_lines = code_lines(SmallLayerNorm.__call__)
     holds(rms_lines < layer_lines, "RMSNorm's code is shorter")
     holds(abs(zero_mean["RMSNorm"].rms - 1) < 1e-5 and abs(zero_mean["LayerNorm"].mean) < 1e-12, "zero-mean rows")
     return SimpleNamespace(
         rms_lines=f"{rms_lines} line{'s' * (rms_lines != 1)}",
         layer_lines=layer_lines,
-        side_eps=f"{side_by_side.SIDE_BY_SIDE_EPS:g}",
-        side_shape=str(side_by_side.ACTIVATIONS),
+        side_eps=f"{SIDE_BY_SIDE_EPS:g}",
+        side_shape=str(ACTIVATIONS),
         zero_mean=zero_mean,
         zero_rms_mean=f"{zero_mean['RMSNorm'].mean:.6f}",
         zero_rms_std=f"{zero_mean['RMSNorm'].std:.6f}",
@@ -119,4 +181,80 @@ def _companion_changes() -> Solution:
             f"changes it. LayerNorm gives {fmt(h.layer_norm_with_companion)} and RMSNorm (eps = 0) "
             f"{fmt(h.rms_norm_with_companion)} next to either."
         ),
+    )
+
+
+@for_phones
+def activation_histograms(comparison: ActivationComparison, bins: int = 120) -> Figure:
+    """Input, RMSNorm output and LayerNorm output of the same activations, overlapping."""
+    fig, (ax,) = new_axes(6.8, 3.6)
+    edges = np.linspace(-5, 7, bins + 1)
+    series = (("input", comparison.inputs), ("RMSNorm", comparison.rms_normed), ("LayerNorm", comparison.layer_normed))
+    for (label, values), (style, colour, _) in zip(series, STYLES):
+        outline = {"histtype": "step", "linestyle": style, "color": colour, "linewidth": 1.6}
+        ax.hist(values.ravel(), bins=edges, density=True, label=f"{label} (mean {np.mean(values):.2f})", **outline)
+    ax.set_xlabel("activation value")
+    ax.set_ylabel("density")
+    legend(ax)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+AXES = (
+    ("BatchNorm", "columns", "mean and variance per feature,\nover the batch"),
+    ("LayerNorm", "rows", "mean and variance per example,\nover its features"),
+    ("RMSNorm", "rows", "mean square per example,\nover its features"),
+)
+
+
+@for_phones
+def axes_figure(batch: int = 4, features: int = 6) -> Figure:
+    """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
+    fig, axes = new_axes(9.0, 2.9, columns=3)
+    for ax, (name, groups, statistic), (style, colour, _) in zip(axes, AXES, STYLES):
+        for row in range(batch):
+            for column in range(features):
+                ax.add_patch(Rectangle((column, row), 1, 1, facecolor="#F2F2F2", edgecolor="white", linewidth=1))
+        count = features if groups == "columns" else batch
+        for k in range(count):
+            corner, size = ((k, 0), (1, batch)) if groups == "columns" else ((0, k), (features, 1))
+            ax.add_patch(
+                Rectangle(
+                    corner,
+                    *size,
+                    fill=False,
+                    edgecolor=colour,
+                    linewidth=2.2,
+                    linestyle=style,
+                    hatch="//" if k % 2 else "",
+                    label="one statistic" if k == 0 else None,
+                )
+            )
+        ax.set_xlim(-0.1, features + 0.1)
+        ax.set_ylim(batch + 0.1, -0.1)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel("feature →")
+        ax.set_ylabel("example in the batch →")
+        ax.set_title(f"{name}\n{statistic}", fontsize=9)
+    return fig
+
+
+def history_table(h: History) -> Markdown:
+    """The anchor's output from each norm, next to each companion, with the eps each ran at."""
+    return markdown_table(
+        [f"output for anchor {given(ANCHOR)}", *(f"batch companion {given(c)}" for c in (COMPANION, ANCHOR))],
+        [
+            [f"BatchNorm (training mode, eps = {EPS:g})", fmt(h.batch_with_companion), fmt(h.batch_with_itself)],
+            [f"LayerNorm (eps = {EPS:g})", fmt(h.layer_norm_with_companion), fmt(h.layer_norm_with_itself)],
+            ["RMSNorm (eps = 0)", fmt(h.rms_norm_with_companion), fmt(h.rms_norm_with_itself)],
+        ],
+    )
+
+
+def statistics_table(statistics: dict[str, Statistics]) -> Markdown:
+    return markdown_table(
+        ["values", "mean", "standard deviation", "RMS"],
+        [[name, f"{s.mean:.6f}", f"{s.std:.6f}", f"{s.rms:.6f}"] for name, s in statistics.items()],
     )

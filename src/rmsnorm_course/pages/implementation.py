@@ -5,10 +5,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.rmsnorm import rms_norm
 from ..studies.precision import cast_order
+from ..views.tables import markdown_table
 from . import COURSE, holds
 
 
@@ -106,3 +108,13 @@ def _integer_dtype() -> Solution:
         "integers in it.",
         detail=f"rms_norm(np.array({ROW}, dtype=int64)) returns {output.dtype}: [{output[0]:.9f}, {output[1]:.9f}].",
     )
+
+
+def float_formats_table() -> Markdown:
+    """float16, float32 and float64: the significant bits each keeps and the largest number each holds."""
+    rows = []
+    for dtype in (np.float16, np.float32, np.float64):
+        info = np.finfo(dtype)
+        bits = info.nmant + 1
+        rows.append([np.dtype(dtype).name, bits, f"{float(info.max):.6g}", f"2**{bits}"])
+    return markdown_table(["format", "significant bits", "largest finite value", "every whole number up to"], rows)

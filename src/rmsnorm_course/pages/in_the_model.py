@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
 from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
@@ -12,6 +15,7 @@ from ..core.layer import RMSNorm
 from ..core.parameters import adamw_parameter_groups
 from ..studies import example
 from ..studies.block import PreNormBlock
+from ..views.figures import SMALLEST_TEXT, arrow, for_phones, new_axes
 from . import COURSE, EPS, SHAPE_SEED, G, X, holds
 
 WIDTH, SEED, INPUT_SEED, LOUDER = 8, 0, 1, 100.0  # the page's block, its input, and how much louder the stream gets
@@ -139,3 +143,121 @@ def _no_decay_policy(rate, updates) -> Solution:
             "no_decay=[] decays it."
         ),
     )
+
+
+def _box(ax, x, y, text, width=2.6, height=0.6, style="-", double=False, colour="white"):
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0.05",
+            facecolor=colour,
+            edgecolor="black",
+            linestyle=style,
+            linewidth=1.4,
+        )
+    )
+    if double:
+        inset = 0.07
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2 + inset, y - height / 2 + inset),
+                width - 2 * inset,
+                height - 2 * inset,
+                boxstyle="round,pad=0.05",
+                facecolor="none",
+                edgecolor="black",
+                linewidth=1.0,
+            )
+        )
+    ax.text(x, y, text, ha="center", va="center", fontsize=9)
+
+
+def _aside(ax, x, y, text, ha="left", rotation=0):
+    """A diagram's small italic side note: what a path or a box means."""
+    ax.text(x, y, text, ha=ha, va="center", fontsize=SMALLEST_TEXT, style="italic", rotation=rotation)
+
+
+@for_phones
+def pre_norm_block_figure() -> Figure:
+    """The pre-norm residual block: identity path straight up, each learned branch behind an RMSNorm."""
+    fig, (ax,) = new_axes(6.0, 6.4)
+    ax.set_xlim(0, 8)
+    ax.set_ylim(0, 10)
+    ax.axis("off")
+    stream, branch = 2.0, 5.6
+    _box(ax, stream, 0.6, "x  (residual stream)", width=3.0)
+    _box(ax, branch, 2.2, "attention_norm\n(RMSNorm, gain g1)", colour="#DCEBF7")
+    _box(ax, branch, 3.6, "attention (mixing)")
+    _box(ax, stream, 4.6, "+", width=0.7)
+    _box(ax, stream, 5.6, "h", width=1.2)
+    _box(ax, branch, 6.4, "ffn_norm\n(RMSNorm, gain g2)", colour="#DCEBF7")
+    _box(ax, branch, 7.8, "feed-forward")
+    _box(ax, stream, 8.6, "+", width=0.7)
+    _box(ax, stream, 9.5, "out", width=1.2)
+    arrow(ax, (stream, 0.9), (stream, 4.3))
+    arrow(ax, (stream + 0.5, 0.9), (branch, 1.9))
+    arrow(ax, (branch, 2.5), (branch, 3.3))
+    arrow(ax, (branch, 3.9), (stream + 0.35, 4.6))
+    arrow(ax, (stream, 4.9), (stream, 5.3))
+    arrow(ax, (stream, 5.9), (stream, 8.3))
+    arrow(ax, (stream + 0.6, 5.6), (branch, 6.1))
+    arrow(ax, (branch, 6.7), (branch, 7.5))
+    arrow(ax, (branch, 8.1), (stream + 0.35, 8.6))
+    arrow(ax, (stream, 8.9), (stream, 9.2))
+    _aside(ax, stream - 0.25, 2.6, "identity path\n(not normalized)", ha="right")
+    _aside(ax, stream - 0.25, 7.1, "identity path", ha="right")
+    _aside(ax, branch + 1.4, 2.9, "learned branch", rotation=90)
+    _aside(ax, branch + 1.4, 7.1, "learned branch", rotation=90)
+    return fig
+
+
+@for_phones
+def post_norm_and_model_figure() -> Figure:
+    """Left: a post-norm block, the norm on the stream after each addition. Right: a pre-norm model, end to end."""
+    fig, (post, model) = new_axes(9.0, 6.4, columns=2)
+    for ax in (post, model):
+        ax.set_xlim(0, 8)
+        ax.set_ylim(0, 10)
+        ax.axis("off")
+    stream, branch = 2.4, 5.8
+    norm = "#DCEBF7"
+    _box(post, stream, 0.6, "x  (residual stream)", width=3.0)
+    _box(post, branch, 2.0, "attention (mixing)")
+    _box(post, stream, 3.0, "+", width=0.7)
+    _box(post, stream, 4.0, "LayerNorm 1", colour=norm, width=2.4)
+    _box(post, branch, 5.6, "feed-forward")
+    _box(post, stream, 6.6, "+", width=0.7)
+    _box(post, stream, 7.6, "LayerNorm 2", colour=norm, width=2.4)
+    _box(post, stream, 8.8, "out", width=1.2)
+    arrow(post, (stream, 0.9), (stream, 2.7))
+    arrow(post, (stream + 0.5, 0.9), (branch, 1.7))
+    arrow(post, (branch, 2.3), (stream + 0.35, 3.0))
+    arrow(post, (stream, 3.3), (stream, 3.7))
+    arrow(post, (stream, 4.3), (stream, 6.3))
+    arrow(post, (stream + 0.5, 4.3), (branch, 5.3))
+    arrow(post, (branch, 5.9), (stream + 0.35, 6.6))
+    arrow(post, (stream, 6.9), (stream, 7.3))
+    arrow(post, (stream, 7.9), (stream, 8.5))
+    _aside(post, stream - 0.3, 5.2, "every path goes\nthrough a norm", ha="right")
+    post.set_title("post-norm block (the original Transformer)", fontsize=10)
+
+    centre = 4.0
+    stages = (
+        (0.6, "token ids", "white"),
+        (1.9, "embedding", "white"),
+        (3.6, "pre-norm block 1", "white"),
+        (4.8, "...", "white"),
+        (6.0, "pre-norm block N", "white"),
+        (7.4, "final RMSNorm (norm)", norm),
+        (8.7, "output layer -> logits", "white"),
+    )
+    for y, text, colour in stages:
+        _box(model, centre, y, text, width=3.6, colour=colour)
+    for (y0, *_), (y1, *_) in pairwise(stages):
+        arrow(model, (centre, y0 + 0.3), (centre, y1 - 0.3))
+    _aside(model, centre + 2.0, 4.8, "each block: two RMSNorms\non its learned branches")
+    _aside(model, centre + 2.0, 7.4, "the one norm on\nthe stream itself")
+    model.set_title("a pre-norm model, end to end", fontsize=10)
+    return fig

@@ -5,9 +5,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from predict_check import RIGHT, Choice, Solution
 
 from ..studies import modern
+from ..studies.modern import Depth
+from ..studies.sources import SOURCES
+from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, new_axes, on_phone
+from ..views.tables import markdown_table
 from . import COURSE, holds
 
 
@@ -71,4 +78,44 @@ def _sandwich_growth() -> Solution:
         f"As the square root: the stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after "
         f"0, 4 and {modern.DEPTH} blocks.",
         detail=f"A log-log slope of {exponent:.2f}, near the square root's 0.5: each block adds a mean square of one.",
+    )
+
+
+@for_phones
+def depth_figure(d: Depth) -> Figure:
+    """The residual stream's RMS through the blocks, for pre-norm, post-norm and sandwich norms."""
+    fig, (ax,) = new_axes(7.2, 3.8)
+    for arrangement, (style, colour, marker) in zip(d.stream_rms, STYLES):
+        ax.plot(
+            d.blocks, d.stream_rms[arrangement], style, color=colour, marker=marker, markersize=4, label=arrangement
+        )
+    for arrangement, law in (("pre-norm", f"sqrt(1 + {d.branch_gain**2:g} L)"), ("sandwich", "sqrt(1 + L)")):
+        ax.plot(d.blocks, d.reference(arrangement), "-", color=GREY, linewidth=4, alpha=0.3, zorder=0)
+        ax.annotate(law, (d.blocks[-1], d.reference(arrangement)[-1]), xytext=(-4, 6), textcoords="offset points",
+                    ha="right", fontsize=SMALLEST_TEXT, color=GREY)  # fmt: skip
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("block (0: the input)")
+    ax.set_ylabel("RMS of the residual stream (log)")
+    # below the plot: inside it, the legend would cover the pre-norm curve's first blocks
+    fig.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=1 if on_phone() else 4, frameon=False)
+    return fig
+
+
+def placements_table() -> Markdown:
+    """Where the norms sit in today's models: each arrangement with its formula, its bound and its sources."""
+    placements, sources = modern.PLACEMENTS, SOURCES
+    return markdown_table(
+        ["arrangement", "models", "formula", "what it bounds", "sources", "computed on the page"],
+        [
+            [
+                p.name,
+                p.models,
+                f"`{p.formula}`",
+                p.bounds,
+                ", ".join(f"[{key}]({sources[key].url})" for key in p.sources),
+                p.computed,
+            ]
+            for p in placements
+        ],
     )

@@ -5,9 +5,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
 from predict_check import Number, Solution
 
 from ..studies import modern, precision
+from ..studies.modern import Attention, GainDecay
+from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, for_phones, new_axes
 from . import COURSE, EXACT, holds
 
 
@@ -105,3 +108,38 @@ def _qk_logit_bound(width) -> Solution:
         ),
         detail="Without the norm, logits grow with the square of the activations' scale; with it, never past this.",
     )
+
+
+@for_phones
+def gain_decay_figure(decay: GainDecay) -> Figure:
+    """Weight decay alone, step by step: a plain gain heads for zero, a gain stored as 1 + w for one."""
+    fig, (ax,) = new_axes(7.2, 3.6)
+    ax.plot(decay.steps, decay.plain, "-", color=ORANGE, linewidth=2, label="plain gain g: decays toward 0")
+    ax.plot(decay.steps, decay.one_plus, "--", color=BLUE, linewidth=2, label="gain 1 + w: w decays, gain toward 1")
+    ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1, label="the gain at initialisation")
+    ax.set_ylim(0, 1.45)
+    ax.set_xlabel("decay step (no gradient)")
+    ax.set_ylabel("the gain the norm applies")
+    ax.legend(fontsize=SMALLEST_TEXT, loc="lower left")
+    return fig
+
+
+@for_phones
+def qk_norm_figure(a: Attention) -> Figure:
+    """The softmax's entropy as queries and keys grow, without and with QK-norm; and the largest logit."""
+    fig, (entropy, logits) = new_axes(9.0, 3.6, columns=2)
+    entropy.plot(a.scales, a.entropy, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
+    entropy.plot(a.scales, a.entropy_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+    entropy.axhline(a.uniform_entropy, color=GREY, linestyle=":", linewidth=1, label="attending to all alike")
+    entropy.set_xscale("log")
+    entropy.set_xlabel("scale of queries and keys (log)")
+    entropy.set_ylabel("mean entropy of the attention (nats)")
+    entropy.legend(fontsize=SMALLEST_TEXT, loc="lower left")
+    logits.plot(a.scales, a.largest_logit, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
+    logits.plot(a.scales, a.largest_logit_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+    logits.set_xscale("log")
+    logits.set_yscale("log")
+    logits.set_xlabel("scale of queries and keys (log)")
+    logits.set_ylabel("largest |q . k| / sqrt(d) (log)")
+    logits.legend(fontsize=SMALLEST_TEXT, loc="upper left")
+    return fig

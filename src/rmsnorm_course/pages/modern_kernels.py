@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
+from matplotlib.figure import Figure
 from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
 
-from ..perf.roofline import roofline
+from ..perf.roofline import Roofline, roofline
 from ..studies import modern
+from ..studies.modern import Kernel, PartialRms
+from ..views.figures import BLUE, SMALLEST_TEXT, STYLES, for_phones, new_axes, roofline_axes
+from ..views.tables import markdown_table
 from . import COURSE, holds
 
 
@@ -149,3 +155,56 @@ def _partial_rms_error() -> Solution:
             "the median of a normal error's size is about two thirds of its spread."
         ),
     )
+
+
+@for_phones
+def fused_roofline_figure(r: Roofline, kernels: Sequence[Kernel]) -> Figure:
+    """The measured roof, and where each way of running add + RMSNorm in bfloat16 meets it."""
+    fig, (ax,) = new_axes(7.2, 4.0)
+    intensities = np.geomspace(1 / 16, 256, 200)
+    giga = 1e9
+    ax.plot(intensities, r.attainable(intensities) / giga, "-", color=BLUE, linewidth=2, label="this machine's roof")
+    for kernel, (_, colour, marker) in zip(kernels, STYLES[1:]):
+        at = kernel.intensity()
+        ax.plot(
+            [at],
+            [r.attainable(at) / giga],
+            marker,
+            color=colour,
+            markersize=9,
+            label=f"{kernel.name}: {kernel.bytes_per_element()} bytes, {at:.3g} flops per byte",
+        )
+    roofline_axes(ax, "GFLOP/s allowed (log scale)")
+    return fig
+
+
+@for_phones
+def partial_rms_figure(p: PartialRms) -> Figure:
+    """The median relative error of the RMS estimated from a share p of each row, for LLaMA's widths."""
+    fig, (ax,) = new_axes(7.2, 3.8)
+    for (width, errors), (style, colour, marker) in zip(p.median_error.items(), STYLES):
+        shown = errors > 0
+        ax.plot(100 * p.shares[shown], 100 * errors[shown], style, color=colour, marker=marker, label=f"d = {width}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("share of the row read, p (%, log scale)")
+    ax.set_ylabel("median error of the RMS (%, log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=SMALLEST_TEXT, loc="upper right")
+    return fig
+
+
+def kernels_table(kernels) -> Markdown:
+    """Each way of running add + RMSNorm: what it reads and writes, its bytes and its intensity (bfloat16)."""
+    return markdown_table(
+        ["kernel", "reads", "writes", "bytes per element (bfloat16)", "flops per byte"],
+        [
+            [k.name, ", ".join(k.reads), ", ".join(k.writes), k.bytes_per_element(), f"{k.intensity():.3g}"]
+            for k in kernels
+        ],
+    )
+
+
+def partial_rms_table(errors: dict[str, float]) -> Markdown:
+    """The median error of the partial RMS for each kind of row."""
+    return markdown_table(["rows", "median error"], [[kind, f"{error:.1%}"] for kind, error in errors.items()])

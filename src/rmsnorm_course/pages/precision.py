@@ -6,11 +6,14 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
 from predict_check import Axis, Place, Solution, Vector
 
 from ..core.rmsnorm import rms_norm
 from ..studies import precision
 from ..studies.formulas import rms_norm_formula
+from ..studies.precision import Sweep
+from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, for_phones, new_axes
 from . import COURSE, EPS, holds
 
 
@@ -168,3 +171,21 @@ def _sum_stall(count, square, dtype, bits) -> Solution:
         detail=f"The exact total would be {exact:g}; every square added after the stall is lost.",
         picture={"level": total},
     )
+
+
+@for_phones
+def precision_sweep_figure(result: Sweep) -> Figure:
+    """Worst error per decade, package against formula; rows with no finite answer drawn on the top line."""
+    ceiling = 1e9
+    fig, (ax,) = new_axes(8.0, 3.2)
+    formula = np.minimum(result.formula_ulps, ceiling)
+    ax.plot(result.exponents, formula, "x", color=ORANGE, label="formula as written")
+    ax.plot(result.exponents, result.package_ulps, "o", color=BLUE, label="rms_norm")
+    ax.axhline(ceiling, color=GREY, linewidth=0.8, linestyle=":")
+    ax.text(result.exponents[0], ceiling * 2, "no finite answer", fontsize=SMALLEST_TEXT, color=GREY)
+    ax.set_yscale("symlog", linthresh=1)
+    ax.set_ylim(0, ceiling * 20)
+    ax.set_xlabel("decade of the row's values (log10 of magnitude)")
+    ax.set_ylabel("worst error (ulps)")
+    ax.legend(loc="center right")
+    return fig

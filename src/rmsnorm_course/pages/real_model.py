@@ -5,11 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.figure import Figure
 from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
 from ..model import measurements as real_model
+from ..model.measurements import Measurements as RealMeasurements
 from ..studies import modern
+from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
 from . import COURSE, holds
 
 LAST = 12  # norms: from block 25's feed-forward norm on, channel 17 is the largest value of every row
@@ -272,3 +275,53 @@ def _layer_norm_swap(largest) -> Solution:
         detail=f"The next-token distributions move by {fmt(float(m.layer_norm_kl.max()))} nats of KL at most; the "
         "mean is almost nothing RMSNorm needs to know.",
     )
+
+
+@for_phones
+def real_stream_figure(m: RealMeasurements) -> Figure:
+    """SmolLM2-135M's residual stream: its RMS after each block, and the RMS of what each norm hands its branch."""
+    fig, (stream, handed) = new_axes(9.0, 3.6, columns=2)
+    blocks = np.arange(m.residual_rms.shape[1])
+    for prompt, rms, (style, colour, marker) in zip(m.prompts, m.residual_rms, STYLES):
+        label = str(prompt) if "\n" not in prompt else str(prompt).split("\n")[0] + " …"
+        stream.plot(blocks, rms, style, color=colour, marker=marker, markersize=3, label=f"“{label}”")
+    stream.set_yscale("log")
+    stream.set_xlabel("block (0: after the embedding)")
+    stream.set_ylabel("RMS of the stream, last token (log)")
+    norms = np.arange(1, m.output_rms.shape[1] + 1)
+    for rms, (style, colour, marker) in zip(m.output_rms, STYLES):
+        handed.plot(norms, rms, style, color=colour, marker=marker, markersize=3)
+    handed.plot(norms, m.gain_rms, "-", color=GREY, linewidth=4, alpha=0.3, label="RMS of the norm's gain")
+    handed.set_yscale("log")
+    handed.set_xlabel("norm, in the order they run (61: the final norm)")
+    handed.set_ylabel("RMS of what the norm hands on (log)")
+    fig.legend(fontsize=SMALLEST_TEXT, loc="outside lower center", ncols=1 if on_phone() else 3, frameon=False)
+    return fig
+
+
+@for_phones
+def real_gains_figure(m: RealMeasurements) -> Figure:
+    """SmolLM2-135M's 61 RMSNorm gains, norm by norm: their mean and the middle 80% of their 576 values."""
+    fig, (ax,) = new_axes(7.2, 3.4)
+    norms = np.arange(1, len(m.gain_mean) + 1)
+    attention = norms % 2 == 1
+    attention[-1] = False  # the last is the final norm
+    for chosen, label, (_, colour, marker) in (
+        (attention, "attention norms", STYLES[0]),
+        (~attention, "feed-forward norms and the final norm", STYLES[1]),
+    ):
+        ax.errorbar(
+            norms[chosen],
+            m.gain_mean[chosen],
+            yerr=[m.gain_mean[chosen] - m.gain_low[chosen], m.gain_high[chosen] - m.gain_mean[chosen]],
+            fmt=marker,
+            color=colour,
+            markersize=4,
+            capsize=2,
+            label=label,
+        )
+    ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1)
+    ax.set_xlabel("norm, in the order they run (61: the final norm)")
+    ax.set_ylabel("gain: mean, and 10th to 90th percentile")
+    legend(ax, loc="upper left")
+    return fig

@@ -5,13 +5,18 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+from IPython.display import Markdown
+from matplotlib.figure import Figure
 from predict_check import Axis, Place, Solution
 
-from ..core.format import difference, fmt
+from ..core.format import difference, fmt, given
 from ..core.rmsnorm import rms_norm, rms_norm_forward
 from ..studies import evidence, example
-from ..studies.comparison import placement_curves
+from ..studies.comparison import IMPLEMENTATIONS, PlacementCurves, placement_curves
 from ..studies.thresholds import ROUNDING
+from ..views.explorer import ExplorerState
+from ..views.figures import BLUE, ORANGE, SMALLEST_TEXT, energy_axes, for_phones, new_axes
+from ..views.tables import markdown_table
 from . import COURSE, EPS, holds
 
 PLACEMENT_AXIS = np.logspace(-9, 1, 300)  # down to far below eps, where each slope reaches its limit
@@ -95,4 +100,51 @@ def _crossover_rms(eps, level) -> Solution:
         slips=tuple(slips),
         detail=f"rms_norm of [{rms:.4g}] gives mean(x-hat**2) = {fmt(reached)}.",
         picture={"curve": [[float(r), y] for r, y in zip(axis, curve, strict=True)], "level": level},
+    )
+
+
+@for_phones
+def normalized_mean_square_figure(eps_values=(1e-8, EPS, 1e-2), state: ExplorerState | None = None) -> Figure:
+    """mean(x-hat**2) = ms / (ms + eps) against the input's RMS: near 1 for signals, near 0 for tiny inputs."""
+    fig, (ax,) = new_axes(6.4, 3.6)
+    energy_axes(ax, eps_values, state)
+    return fig
+
+
+@for_phones
+def eps_placement_figure(curves: PlacementCurves, eps: float) -> Figure:
+    """Output RMS and its slope near zero, eps inside versus outside the square root."""
+    fig, (values, slopes) = new_axes(9.0, 3.4, columns=2)
+    for ax, inside, outside, label in (
+        (values, curves.inside, curves.outside, "RMS of the output"),
+        (slopes, curves.inside_slope, curves.outside_slope, "slope d(output RMS) / d(input RMS)"),
+    ):
+        ax.plot(curves.rms, inside, "-", color=BLUE, label="inside: x / sqrt(ms + eps)")
+        ax.plot(curves.rms, outside, "--", color=ORANGE, label="outside: x / (sqrt(ms) + eps)")
+        ax.set_xscale("log")
+        ax.set_xlabel("RMS of the input (log scale)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    slopes.set_yscale("log")
+    values.legend(fontsize=SMALLEST_TEXT)
+    values.set_title(f"eps = {eps:g}", fontsize=10)
+    return fig
+
+
+def scale_cards_table(cards) -> Markdown:
+    """Each scale card: x-hat of x and of a*x, and how far apart they are."""
+    return markdown_table(
+        ["card", "x", "eps", "x-hat(x)", "x-hat(a·x)", "max difference"],
+        [
+            [c.label, given(c.x), f"{c.eps:g}", fmt(c.original), fmt(c.scaled), difference(c.max_difference)]
+            for c in cards
+        ],
+    )
+
+
+def implementations_table() -> Markdown:
+    return markdown_table(
+        ["implementation", "default eps", "where eps goes", "computed in"],
+        [[i.name, i.eps, f"`{i.placement}`", i.precision] for i in IMPLEMENTATIONS],
+        footer="Sources: " + "; ".join(f"{i.name}: {i.source}" for i in IMPLEMENTATIONS) + ".",
     )
