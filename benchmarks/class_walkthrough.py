@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from predict_check import answers_file  # noqa: E402
-
 from rmsnorm_course.pages import COURSE  # noqa: E402
 
 SOLUTIONS = answers_file(COURSE, solutions=True)

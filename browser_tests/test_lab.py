@@ -34,14 +34,14 @@ from pathlib import Path
 import jupytext
 import numpy as np
 import pytest
-from book_pages import CHAPTER
 from playwright.sync_api import Page, expect
+
+from book_pages import CHAPTER
+from conftest import ROOT, SCREENSHOTS
 from predict_check import listings
 from predict_check.box import LAB_HOLD, LAB_WAITING, SHOW_ANSWER
 from predict_check.kinds import Place
 from predict_check.sheet_reader import AnswerSheet
-
-from conftest import ROOT, SCREENSHOTS
 from rmsnorm_course import check
 from rmsnorm_course.core.format import given
 from rmsnorm_course.pages import COURSE

@@ -11,8 +11,8 @@ phone code may scroll, with the cue the line above holds every scroller to."""
 from __future__ import annotations
 
 import pytest
-from book_pages import PAGES
 
+from book_pages import PAGES
 from conftest import ROOT, SCREENSHOTS, page_with_errors, show_every_answer
 from rmsnorm_course.views import figures
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from book_pages import PAGES
 
+from book_pages import PAGES
 from conftest import SCREENSHOTS
 
 PAGES_WITH_MATH = {"book/formula", "book/scale-and-epsilon", "book/backward", "book/boundaries", "book/in-the-model"}

@@ -28,13 +28,13 @@ import unicodedata
 
 import numpy as np
 import pytest
+
+from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from leaks import expected_renderings
 from predict_check import reading
 from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from predict_check.sheet_reader import AnswerSheet
-
-from conftest import HTML, ROOT, SCREENSHOTS, QuietHandler, page_with_errors
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
 

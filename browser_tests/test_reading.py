@@ -21,10 +21,10 @@ import json
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from book_pages import PAGES
-from predict_check.verdicts import reference
 
+from book_pages import PAGES
 from conftest import page_with_errors, show_every_answer
+from predict_check.verdicts import reference
 from rmsnorm_course.pages import COURSE
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED

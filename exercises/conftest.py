@@ -8,7 +8,6 @@ with the same reader and verdicts.
 from pathlib import Path
 
 from predict_check.pytest_plugin import hooks
-
 from rmsnorm_course.pages import COURSE
 
 pytest_addoption, pytest_configure, grader, score_in_junit = hooks(COURSE, Path(__file__).parent / "answers.toml")

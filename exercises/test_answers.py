@@ -5,7 +5,6 @@ or why an answer could not be read. It never shows the expected value.
 """
 
 from predict_check.pytest_plugin import answer_test
-
 from rmsnorm_course.pages import COURSE
 
 test_answer = answer_test(COURSE)

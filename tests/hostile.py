@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from predict_check import answers_file
 
+from predict_check import answers_file
 from rmsnorm_course.pages import COURSE
 
 M = len(COURSE.exercises)

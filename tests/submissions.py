@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from hostile import HOSTILE
 from predict_check.exercises import Exercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
-
 from rmsnorm_course.pages import COURSE
 
 SEED = 15

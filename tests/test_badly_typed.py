@@ -12,13 +12,13 @@ import io
 import re
 
 import pytest
+
 from classroom.__main__ import main
 from classroom.feedback import feedback_markdown, feedback_text
 from classroom.gradebook import grade_files, tally
 from classroom.report import Run, summary
 from hostile import ALL_RIGHT, SOLUTIONS, M, line_of, with_answer
 from predict_check import AnswerSheet
-
 from rmsnorm_course.pages import COURSE
 
 CHOICES = ("zero-row-zero-eps", "eps-near-zero")

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from book_pages import PAGES
 from bs4 import BeautifulSoup
+
+from book_pages import PAGES
 from predict_check import box
 from predict_check.verdicts import reference
-
 from rmsnorm_course.core.format import fmt
 from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies import evidence

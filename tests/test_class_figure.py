@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from matplotlib.colors import to_hex
+
 from classroom.figure import class_results_figure
 from classroom.gradebook import grade_files, tally
-from matplotlib.colors import to_hex
 from predict_check.verdicts import Outcome
-
 from rmsnorm_course.pages import COURSE
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.figures import png_bytes

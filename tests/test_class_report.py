@@ -7,15 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from classroom.feedback import HELD_BACK, feedback_html, feedback_markdown, page_stems
 from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
 from classroom.report import OutputError, Run, refuse, summary
 from hostile import ALL_RIGHT, with_answer, without
 from leaks import unstated
-from submissions import generate_class, slip, write_class
-
 from rmsnorm_course.pages import COURSE
+from submissions import generate_class, slip, write_class
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from highprecision import ulps_apart
 
+from highprecision import ulps_apart
 from rmsnorm_course import RMSNormError, rms_norm
 from rmsnorm_course.core.reference import DEFAULT_EPS
 from rmsnorm_course.studies.thresholds import ROUNDING

@@ -207,7 +207,6 @@ def test_roofline_figure_plots_the_roof_and_the_measured_point():
 def every_figure():
     """Every figure the book draws, from small but real inputs."""
     import tiny_llama
-
     from rmsnorm_course.model import measurements as real_model
     from rmsnorm_course.perf.roofline import Roofline
     from rmsnorm_course.studies.comparison import activation_comparison, placement_curves

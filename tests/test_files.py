@@ -5,9 +5,9 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-from hostile import SOLUTIONS
 
 from classroom.__main__ import main
+from hostile import SOLUTIONS
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

@@ -7,14 +7,14 @@ import io
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from classroom.files import answer_files
 from classroom.gradebook import csv_text, grade_files, header, long_csv_text, tally
 from hostile import HOSTILE, M
 from predict_check.verdicts import Outcome
-from submissions import generate_class, write_class
-
 from rmsnorm_course.pages import COURSE
+from submissions import generate_class, write_class
 
 CLASS = generate_class(300)
 

@@ -31,7 +31,6 @@ from classroom.__main__ import main
 from classroom.files import answer_files
 from predict_check import AnswerSheet, answers_file
 from predict_check.untrusted import code_span, csv_cell, visible
-
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.end_to_end  # a real class run over hostile files, shared by every test here

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import tiny_llama
 
+import tiny_llama
 from rmsnorm_course.model import llama
 
 CONFIG = tiny_llama.CONFIG

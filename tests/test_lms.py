@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from classroom.feedback import Options, feedback_html, feedback_text
 from classroom.files import answer_files
@@ -22,10 +23,9 @@ from classroom.report import summary
 from classroom.students import Pattern, PatternError
 from hostile import SOLUTIONS, M, with_answer
 from leaks import unstated
-from submissions import generate_class, write_class
-
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
+from submissions import generate_class, write_class
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

@@ -15,10 +15,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, REFERENCE, SOLUTIONS, M, with_answer
 from predict_check import answers_file
-
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")

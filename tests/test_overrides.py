@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile import M, with_answer
 
 from classroom.__main__ import main
+from hostile import M, with_answer
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
 

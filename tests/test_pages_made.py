@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from predict_check import page_cells
-
 from rmsnorm_course.__main__ import book_pages, contents
 from rmsnorm_course.pages import CONTENTS, COURSE
 

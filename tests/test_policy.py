@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from classroom.policy import PolicyError, load
 from hostile import SOLUTIONS
-
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")

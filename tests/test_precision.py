@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from highprecision import exact_rms_norm, ulps_apart
 
+from highprecision import exact_rms_norm, ulps_apart
 from rmsnorm_course import rms_norm, rms_norm_forward
 from rmsnorm_course.perf import kernel as fastpath
 from rmsnorm_course.studies import precision

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from highprecision import exact_rms_norm, ulps_apart, within_ulps
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from highprecision import exact_rms_norm, ulps_apart, within_ulps
 from rmsnorm_course import RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core.gradcheck import numeric_gradient
 from rmsnorm_course.perf import kernel

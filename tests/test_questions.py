@@ -7,10 +7,10 @@ import re
 
 import numpy as np
 import pytest
+
 from leaks import expected_renderings
 from predict_check.errors import GradingError, UnknownExercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
-
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.pages import COURSE, boundaries, formula, in_the_model
 from rmsnorm_course.studies import evidence

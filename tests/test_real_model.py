@@ -13,9 +13,9 @@ import json
 
 import numpy as np
 import pytest
+
 import tiny_llama
 from predict_check.errors import CacheWarning
-
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.model import llama, smollm2

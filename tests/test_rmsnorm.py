@@ -7,8 +7,8 @@ import fractions
 
 import numpy as np
 import pytest
-from highprecision import exact_rms_norm, ulps_apart
 
+from highprecision import exact_rms_norm, ulps_apart
 from rmsnorm_course import RMSNorm, RMSNormError, rms_norm, rms_norm_backward, rms_norm_forward
 from rmsnorm_course.core import errors
 from rmsnorm_course.core.tape import tape_rms_norm

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
+
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
-
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")

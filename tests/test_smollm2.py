@@ -6,8 +6,8 @@ import hashlib
 
 import numpy as np
 import pytest
-import tiny_llama
 
+import tiny_llama
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.model import smollm2
 

@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
-from highprecision import ulps_apart
 
+from highprecision import ulps_apart
 from rmsnorm_course import rms_norm
 from rmsnorm_course.views.explorer import EPS_CHOICES, TINY, VECTORS, explore, readout_rows
 from rmsnorm_course.views.static_explorer import CHECK_SETTINGS, SCRIPT, static_explorer_html

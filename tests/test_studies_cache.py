@@ -8,9 +8,9 @@ import os
 
 import numpy as np
 import pytest
+
 from blocking import within
 from predict_check.errors import CacheWarning
-
 from rmsnorm_course.studies import cache
 
 

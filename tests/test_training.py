@@ -7,8 +7,8 @@ import io
 
 import numpy as np
 import pytest
-from predict_check.errors import CacheWarning
 
+from predict_check.errors import CacheWarning
 from rmsnorm_course.core.baselines import layer_norm
 from rmsnorm_course.core.gradcheck import numeric_gradient
 from rmsnorm_course.pages import training

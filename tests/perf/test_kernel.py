@@ -13,8 +13,8 @@ import warnings
 
 import numpy as np
 import pytest
-from highprecision import within_ulps
 
+from highprecision import within_ulps
 from rmsnorm_course import rms_norm, rms_norm_forward
 from rmsnorm_course.core import errors
 from rmsnorm_course.core.reference import CHUNK

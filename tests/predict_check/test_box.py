@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import pytest
 from bs4 import BeautifulSoup
+from toy import TOY
+
 from predict_check import RIGHT, Choice, reading
 from predict_check.box import (
     DATA_GLOBAL,
@@ -27,8 +29,6 @@ from predict_check.box import (
 from predict_check.kinds import Place
 from predict_check.page_cells import BOX_TAG
 from predict_check.verdicts import LOOKS, Outcome, page_words, reference
-from toy import TOY
-
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
 

@@ -9,13 +9,12 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from blocking import within
 from predict_check import cache, key
 from predict_check.errors import CacheWarning
-
-from rmsnorm_course.pages import COURSE
+from rmsnorm_course.pages import COURSE, training
 from rmsnorm_course.studies import cache as studies_cache
-from rmsnorm_course.pages import training
 
 VARIABLE = studies_cache.VARIABLE
 

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from blocking import within
 from predict_check import key
 from predict_check.errors import AnswerKeyWarning
 from predict_check.exercises import Solution
-
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
 from rmsnorm_course.studies.cache import VARIABLE

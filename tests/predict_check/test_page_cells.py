@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jupytext
 import pytest
-from predict_check import listings, page_cells
 from toy import TOY
+
+from predict_check import listings, page_cells
 
 HEADER = """---
 jupytext:

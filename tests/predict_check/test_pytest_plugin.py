@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from hostile import HOSTILE, Hostile, with_answer
 from leaks import expected_renderings
 from predict_check.sheet_writer import answers_file
-from submissions import quoted, wrong
-
 from rmsnorm_course.pages import COURSE
+from submissions import quoted, wrong
 
 ROOT = Path(__file__).resolve().parents[2]
 M = len(COURSE.exercises)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+
 from predict_check import reading
 
 NAMED = {  # words of a character's Unicode name, and the ASCII a character so named stands for, the first found

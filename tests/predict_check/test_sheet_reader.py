@@ -7,11 +7,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from predict_check.errors import AnswersFileError, GradingError
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import Outcome
-
 from rmsnorm_course import RMSNormError
 from rmsnorm_course.__main__ import main
 from rmsnorm_course.pages import COURSE

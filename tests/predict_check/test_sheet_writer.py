@@ -23,12 +23,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from predict_check.box import ENTER_SETTLES, LAB_BOX, LAB_HOLD, LAB_OPEN, LAB_WAITING, SHOW_ANSWER, KernelAnswers
 from predict_check.errors import AnswersFileError
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.sheet_writer import MOMENT, Predictions, moment, save_typed, typed_answers_file
 from predict_check.verdicts import Outcome, reference
-
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
 

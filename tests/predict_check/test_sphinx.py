@@ -14,9 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from toy import TOY, path, register
+
 from predict_check import box
 from predict_check.sphinx import WIDGET_STATE, _fix_page, print_answers
-from toy import TOY, path, register
 
 CONF = """\
 extensions = ["predict_check.sphinx"]

@@ -8,11 +8,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from hostile import HOSTILE, SOLUTIONS, Hostile, M, with_answer
 from predict_check.errors import AnswersFileError
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.toml_reader import MAX_BYTES, MAX_DEPTH, contents, decode, nesting, read_bytes
-
 from rmsnorm_course.pages import COURSE
 
 

@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from toy import TOY, path, register
+
 from classroom.__main__ import main as classroom_main
 from predict_check import GradingError, Outcome, load_course
 from predict_check import __main__ as engine
@@ -17,7 +19,6 @@ from predict_check.key import key_of
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import checker
-from toy import TOY, path, register
 
 check = checker(TOY)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from predict_check.untrusted import SHOWN, code_span, csv_cell, one_line, quoted, slug, visible
 
 

@@ -6,11 +6,11 @@ import re
 
 import numpy as np
 import pytest
+
 from leaks import expected_renderings
 from predict_check.errors import UnknownExercise
 from predict_check.kinds import Choice
 from predict_check.verdicts import NEAR_MISS, Outcome, reference
-
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
 

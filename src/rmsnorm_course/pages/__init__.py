@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
+
 from predict_check import Box, Course, Number, Vector
 from predict_check.verdicts import checker
 

@@ -9,6 +9,7 @@ import numpy as np
 from IPython.display import Markdown
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
+
 from predict_check import Carried, Shape, Solution
 
 from ..core.format import fmt, given

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from IPython.display import Markdown
+
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.errors import RMSNormError

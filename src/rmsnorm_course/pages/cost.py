@@ -9,10 +9,11 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.figure import Figure
+
 from predict_check import Number, Solution
 
 from ..core.format import binary_size
-from ..perf import kernel as fastpath
+from ..perf import kernel
 from ..perf import timings as cost
 from ..perf.roofline import MATMUL_SIZE, PASSES, Roofline, roofline
 from ..perf.timings import BACKWARD, FORWARD, SizeSweep
@@ -118,7 +119,7 @@ def values() -> SimpleNamespace:
         sweep_out_speedup=format(sweep.speedup(cost.INTO_OUT)[-1], ".2f"),
         sweep_package_small=format(1e6 * sweep.seconds[cost.PACKAGE][0], ".1f"),
         sweep_formula_small=format(1e6 * sweep.seconds[cost.FORMULA][0], ".1f"),
-        few_rows=fastpath.FEW_ROWS,
+        few_rows=kernel.FEW_ROWS,
         roof=roof,
         roof_matmul=MATMUL_SIZE,
         roof_bandwidth=f"{roof.bandwidth / 1e9:.0f}",
@@ -194,7 +195,7 @@ def cost_ratios_figure(ratios) -> Figure:
 
 @for_phones
 def size_sweep_figure(sweep: SizeSweep) -> Figure:
-    """Forward nanoseconds per element against input size: where the fast path wins and where it loses."""
+    """Forward nanoseconds per element against input size: where the kernel wins and where it loses."""
     fig, (ax,) = new_axes(7.2, 3.6)
     megabytes = sweep.nbytes / 2**20
     for name, (style, colour, marker) in zip(sweep.seconds, STYLES):

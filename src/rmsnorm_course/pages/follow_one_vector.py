@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+
 from predict_check import Number, Solution
 
 from ..core.format import fmt, given

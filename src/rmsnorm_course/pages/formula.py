@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.figure import Figure
+
 from predict_check import RIGHT, Axis, Choice, Number, Place, Shape, Solution
 
 from ..core.baselines import layer_norm

@@ -9,6 +9,7 @@ import numpy as np
 from IPython.display import Markdown
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.format import fmt, given

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
+
 from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt

@@ -8,6 +8,7 @@ import numpy as np
 from IPython.display import Markdown
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
 from predict_check import RIGHT, Choice, Solution
 
 from ..studies import modern

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.figure import Figure
+
 from predict_check import Number, Solution
 
 from ..studies import modern, precision

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 from IPython.display import Markdown
 from matplotlib.figure import Figure
+
 from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
 
 from ..perf.roofline import Roofline, roofline

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.figure import Figure
+
 from predict_check import Axis, Place, Solution, Vector
 
 from ..core.rmsnorm import rms_norm

@@ -6,6 +6,7 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+
 from predict_check import RIGHT, Carried, Choice, Number, Solution
 
 from ..core.format import difference, fmt, given

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 from IPython.display import Markdown
 from matplotlib.figure import Figure
+
 from predict_check import Axis, Place, Solution
 
 from ..core.format import difference, fmt, given

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.rmsnorm import rms_norm, rms_norm_backward

@@ -115,7 +115,7 @@ def batch_bytes(cache: int | None = None) -> int:
 # --- the comparison the chapter shows --------------------------------------------------
 
 FORWARD, BACKWARD = "forward", "backward"
-COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "rms_norm into out", "rms_norm"
+COPY, INTO_OUT, PACKAGE = "copy of x (the limit)", "kernel into out", "kernel"
 FORMULA, LAYER_FORMULA = "RMSNorm formula", "LayerNorm formula"
 BATCH_RANGE = (32 * 2**20, 64 * 2**20)  # bytes of the cost batch: at least 32 MiB, at most 64 MiB
 TOKENS, WIDTH = 1024, 2048  # the cost batch's sequence length and width; its batch size follows from its bytes

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+
 from predict_check import cache
 
 VARIABLE = "RMSNORM_COURSE_CACHE"

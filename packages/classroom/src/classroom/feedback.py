@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import jinja2
+
 from predict_check import SELF_RECORDED, FirstTry, Outcome, code_span, one_line, slug, visible
 
 from .gradebook import REVISIT_FIRST, GradedFile, number

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+
 from predict_check import Outcome
 
 from .gradebook import ExerciseTally

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 
 import numpy as np
+
 from predict_check import Choice, Course, Exercise, Shape, solution
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?(?!\w)")
