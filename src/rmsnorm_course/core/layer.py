@@ -68,7 +68,7 @@ class RMSNorm:
         return rms_norm_forward(x, self.gain.value, self.eps)
 
     def __call__(self, x: npt.ArrayLike) -> np.ndarray:
-        """The output alone: ``rms_norm`` with this layer's gain and eps."""
+        """``rms_norm`` with this layer's gain and eps."""
         return rms_norm(x, self.gain.value, self.eps)
 
     def backward(
