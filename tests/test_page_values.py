@@ -124,8 +124,8 @@ def test_the_cache_sentence_compares_the_copy_s_whole_working_set():
 
 
 def test_the_narrowest_margin_reads_rightly_whichever_was_faster():
-    assert cost.margin(1.25, "1 MiB") == "at 1 MiB, where the formula took 1.25 times as long as rms_norm"
-    assert cost.margin(0.8, "1 MiB") == "at 1 MiB, where rms_norm took 1.25 times as long as the formula"
+    assert cost.margin(1.25, "1 MiB") == "at 1 MiB, where the formula took 1.25 times as long as the kernel"
+    assert cost.margin(0.8, "1 MiB") == "at 1 MiB, where the kernel took 1.25 times as long as the formula"
     assert np.isclose(1 / 0.8, 1.25)
 
 

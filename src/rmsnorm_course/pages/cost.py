@@ -56,8 +56,8 @@ def held_in_cache(batch: int, cache: int | None) -> str:
 def margin(speedup: float, size: str) -> str:
     """The narrowest margin in words that read rightly whichever of the two was faster."""
     if speedup >= 1:
-        return f"at {size}, where the formula took {speedup:.2f} times as long as rms_norm"
-    return f"at {size}, where rms_norm took {1 / speedup:.2f} times as long as the formula"
+        return f"at {size}, where the formula took {speedup:.2f} times as long as the kernel"
+    return f"at {size}, where the kernel took {1 / speedup:.2f} times as long as the formula"
 
 
 def values() -> SimpleNamespace:
