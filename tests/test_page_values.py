@@ -98,7 +98,8 @@ def test_the_partial_rms_guard_stops_rows_that_are_no_harder_than_normal_ones(mo
 
 def test_the_evidence_guard_stops_a_failed_check(monkeypatch):
     real = evidence.collect()
-    monkeypatch.setattr(evidence, "collect", lambda: dataclasses.replace(real, replay_bitwise=False))
+    broken = dataclasses.replace(real, closed_form=dataclasses.replace(real.closed_form, replay_bitwise=False))
+    monkeypatch.setattr(evidence, "collect", lambda: broken)
     with pytest.raises(UnsupportedClaim, match="every check"):
         what_next.values(len(COURSE.exercises))
 

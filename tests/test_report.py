@@ -98,7 +98,7 @@ def test_on_a_terminal_enter_shows_the_report(monkeypatch, capsys):
 
 def test_a_failing_check_makes_the_exit_status_nonzero(monkeypatch, capsys):
     real = evidence.collect()
-    broken = evidence.Evidence(**{**real.__dict__, "replay_bitwise": False})
+    broken = dataclasses.replace(real, closed_form=dataclasses.replace(real.closed_form, replay_bitwise=False))
     monkeypatch.setattr(evidence, "collect", lambda: broken)
     assert main([]) == 1
     assert "[FAIL] bitwise replay" in capsys.readouterr().out

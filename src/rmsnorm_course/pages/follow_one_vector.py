@@ -11,20 +11,15 @@ from matplotlib.patches import Rectangle
 from predict_check import Number, Solution
 
 from ..core.format import fmt, given
-from ..core.rmsnorm import rms_norm
 from ..studies import evidence, example
 from ..studies.evidence import Primary
 from ..views.figures import GREY, arrow, for_phones, new_axes, on_phone
 from . import COURSE, EPS, G, holds, nums, stages_of
 
 
-def _mean_square_of_x_hat(x) -> float:
-    return float(np.mean(np.square(rms_norm(x, None, example.EPS))))
-
-
 def values() -> SimpleNamespace:
     primary = evidence.primary()
-    worked, small = _mean_square_of_x_hat(example.INPUT), _mean_square_of_x_hat(example.SMALL_INPUT)
+    worked, small = evidence.normalized_mean_square(example.INPUT), evidence.normalized_mean_square(example.SMALL_INPUT)
     small_times_eps = float(np.mean(np.square(example.SMALL_INPUT))) / example.EPS
     holds(1 - 1e-5 < worked < 1, "just under one for the figure's row")
     holds(small < 0.9, "well under one for the small row")

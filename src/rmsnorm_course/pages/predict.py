@@ -40,10 +40,6 @@ LIFTING_FACTOR = 100.0  # the factor that does bring the tiny vector to the plat
 X_TEXT, TINY_TEXT = nums(X), nums(TINY)
 
 
-def _mean_square_of_x_hat(x: np.ndarray) -> float:
-    return float(np.mean(np.square(rms_norm(x, None, EPS))))
-
-
 def values() -> SimpleNamespace:
     ideal, production, near_zero = evidence.scale_cards()
     holds(ideal.max_difference <= ROUNDING, "with eps = 0 the two vectors agree to rounding")
@@ -52,7 +48,7 @@ def values() -> SimpleNamespace:
     tiny = np.asarray(example.TINY_INPUT)
     tenfold, lifted = example.SCALE_FACTOR * tiny, LIFTING_FACTOR * tiny
     tenfold_ms = float(np.mean(np.square(tenfold)))
-    tenfold_plateau, lifted_plateau = _mean_square_of_x_hat(tenfold), _mean_square_of_x_hat(lifted)
+    tenfold_plateau, lifted_plateau = evidence.normalized_mean_square(tenfold), evidence.normalized_mean_square(lifted)
     holds(tenfold_ms < 2 * EPS and tenfold_plateau < 0.6, "ten times the tiny vector is not lifted out of the regime")
     holds(lifted_plateau > 0.99, "a hundred times the tiny vector reaches the plateau")
     return SimpleNamespace(

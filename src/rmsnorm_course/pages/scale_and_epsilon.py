@@ -11,11 +11,10 @@ from matplotlib.figure import Figure
 from predict_check import Axis, Place, Solution
 
 from ..core.format import difference, fmt, given
-from ..core.rmsnorm import rms_norm, rms_norm_forward
 from ..studies import evidence, example
 from ..studies.comparison import IMPLEMENTATIONS, PlacementCurves, placement_curves
 from ..studies.thresholds import ROUNDING
-from ..views.explorer import ExplorerState
+from ..views.explorer import ExplorerState, normalized_mean_square_curve
 from ..views.figures import BLUE, ORANGE, SMALLEST_TEXT, energy_axes, for_phones, new_axes
 from ..views.tables import markdown_table
 from . import COURSE, EPS, holds
@@ -25,16 +24,15 @@ PLACEMENT_AXIS = np.logspace(-9, 1, 300)  # down to far below eps, where each sl
 
 def values(scale_min: float, scale_max: float) -> SimpleNamespace:
     """The page's values; the explorer's scale range is the widget's, handed in by the page."""
-    worked = rms_norm_forward(example.INPUT, None, EPS)
-    ms = float(worked.mean_square[0])
-    holds(abs(np.mean(worked.normalized**2) - ms / (ms + EPS)) <= ROUNDING, "mean(x-hat^2) = ms / (ms + eps)")
+    x_hat_mean_square, ratio = evidence.primary().plateau
+    holds(abs(x_hat_mean_square - ratio) <= ROUNDING, "mean(x-hat^2) = ms / (ms + eps)")
     ideal, production, near_zero = cards = evidence.scale_cards()
     tiny_ms = float(np.mean(np.square(near_zero.x)))
     largest = float(np.max(np.abs(near_zero.original)))
     holds(ideal.max_difference < 1e-15 and production.max_difference < 1e-6, "the ideal and production cards")
     holds(tiny_ms < near_zero.eps and near_zero.max_difference > largest, "the near-zero card moves past its size")
     fallen = float(np.sqrt(EPS * example.FALLEN_TO / (1 - example.FALLEN_TO)))
-    fallen_to = float(np.mean(np.square(rms_norm_forward([fallen], None, EPS).normalized)))
+    fallen_to = evidence.normalized_mean_square([fallen])
     holds(abs(fallen / np.sqrt(EPS) - 2) < 1e-9, "twice sqrt(eps)")
     holds(abs(fallen_to - example.FALLEN_TO) <= ROUNDING, "has fallen to the level asked")
     float32_eps, float16_eps = float(np.finfo(np.float32).eps), float(np.finfo(np.float16).eps)
@@ -47,7 +45,7 @@ def values(scale_min: float, scale_max: float) -> SimpleNamespace:
         scale_min=f"{scale_min:g}",
         scale_max=f"{scale_max:g}",
         sqrt_eps=f"{np.sqrt(EPS):.6f}",
-        ratio=fmt(ms / (ms + EPS)),
+        ratio=fmt(ratio),
         factor=f"{example.SCALE_FACTOR:g}",
         cards=cards,
         fallen_rms=f"{fallen:.6f}",
@@ -89,9 +87,9 @@ RMS_AXIS = Axis(1e-6, 1.0, "log", "RMS of the input (log scale)")
 def _crossover_rms(eps, level) -> Solution:
     times_eps = level / (1 - level)  # ms / (ms + eps) = level  <=>  ms = eps * level / (1 - level)
     rms = float(np.sqrt(times_eps * eps))
-    reached = float(np.mean(np.square(rms_norm_forward([rms], None, eps).normalized)))
+    reached = evidence.normalized_mean_square([rms], eps)
     axis = np.geomspace(RMS_AXIS.low, RMS_AXIS.high, 61)
-    curve = [float(np.mean(np.square(rms_norm(np.array([r]), None, eps)))) for r in axis]
+    curve = normalized_mean_square_curve(axis, eps)
     slips = [(times_eps * eps, "That is the mean square; the axis is its square root, the RMS.")]
     if times_eps != 1:
         slips.append((float(np.sqrt(eps)), "That is where eps takes half; this level asks for another mean square."))
@@ -100,7 +98,7 @@ def _crossover_rms(eps, level) -> Solution:
         f"ms / (ms + eps) = {level:g} when ms = {times_eps:g} * eps = {times_eps * eps:.3g}, so the RMS is {rms:.4g}.",
         slips=tuple(slips),
         detail=f"rms_norm of [{rms:.4g}] gives mean(x-hat**2) = {fmt(reached)}.",
-        picture={"curve": [[float(r), y] for r, y in zip(axis, curve, strict=True)], "level": level},
+        picture={"curve": [[float(r), float(y)] for r, y in zip(axis, curve, strict=True)], "level": level},
     )
 
 

@@ -232,5 +232,3 @@ def roofline_axes(ax, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     legend(ax, loc="lower right")
-
-

@@ -18,5 +18,3 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], foo
     if footer:
         lines += ["", footer]
     return Markdown("\n".join(lines))
-
-
