@@ -83,6 +83,20 @@ def test_the_pytorch_row_says_what_pytorch_does():
     assert not np.allclose(got, with_fp16_eps, rtol=0.05)
 
 
+@pytest.mark.end_to_end
+def test_the_boundaries_page_s_pytorch_column_is_what_pytorch_gives():
+    """Recorded with PyTorch (``PYTORCH_VERSION``), which the page says the tests check wherever it is installed."""
+    import torch
+
+    from rmsnorm_course.pages.boundaries import CONTRASTS, describe
+
+    for contrast in CONTRASTS:
+        x = torch.tensor(contrast.x, dtype=torch.float64)
+        gain = None if contrast.gain is None else torch.tensor(contrast.gain, dtype=torch.float64)
+        got = torch.nn.functional.rms_norm(x, (x.shape[-1],), gain, contrast.eps).numpy()
+        assert describe(got) == contrast.pytorch, contrast.request
+
+
 def test_identities_tie_layer_norm_to_rms_norm_of_the_centred_row():
     comparison = activation_comparison(shape=(3, 5, 16))
     tie = identities(comparison)

@@ -1,12 +1,8 @@
 """``python -m rmsnorm_course``: print the checked evidence report; exit 1 if a check fails.
 
 The report shows answers to the chapter's predictions, and says so before it does: on a
-terminal it waits for Enter (Ctrl+C stops it, with status 130).
-
-``python -m rmsnorm_course solutions`` prints an answers file filled with the reference
-answers; ``python -m rmsnorm_course template`` prints the blank one students fill in;
-``python -m rmsnorm_course model TEXT`` prints SmolLM2-135M's next token after TEXT (see
-``model.measurements``). A class's files are graded by ``python -m classroom grade``.
+terminal it waits for Enter (Ctrl+C stops it, with status 130). ``--help`` lists the other
+commands; a class's files are graded by ``python -m classroom grade``.
 """
 
 from __future__ import annotations

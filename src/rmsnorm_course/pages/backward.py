@@ -71,7 +71,6 @@ def values() -> SimpleNamespace:
         "the gradient at scale * x is the gradient divided by scale",
     )
     return SimpleNamespace(
-        primary=p,
         checks=(input_check, gain_check),
         step=f"{example.GRADIENT_STEP:g}",
         tolerance=f"{example.GRADIENT_TOLERANCE:g}",

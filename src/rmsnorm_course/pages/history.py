@@ -31,7 +31,6 @@ from ..views.tables import markdown_table
 from . import COURSE, EPS, holds, nums
 
 SIDE_BY_SIDE_EPS = 1e-6
-ACTIVATIONS = (16, 128, 512)  # batch, sequence, features
 
 
 class SmallRMSNorm:
@@ -68,13 +67,9 @@ def code_lines(method) -> int:
 
 def statistics(offset: float = 0.0, seed: int = 0) -> dict[str, Statistics]:
     """Mean, standard deviation and RMS of seeded activations, and of both classes' outputs."""
-    x = np.random.default_rng(seed).standard_normal(ACTIVATIONS) + offset
-    width = ACTIVATIONS[-1]
-    return {
-        "input": Statistics.of(x),
-        "RMSNorm": Statistics.of(SmallRMSNorm(width)(x)),
-        "LayerNorm": Statistics.of(SmallLayerNorm(width)(x)),
-    }
+    x = np.random.default_rng(seed).standard_normal(ACTIVATION_SHAPE) + offset
+    width = ACTIVATION_SHAPE[-1]
+    return ActivationComparison(x, SmallRMSNorm(width)(x), SmallLayerNorm(width)(x)).statistics()
 
 
 def values() -> SimpleNamespace:
@@ -98,7 +93,7 @@ def values() -> SimpleNamespace:
         rms_lines=f"{rms_lines} line{'s' * (rms_lines != 1)}",
         layer_lines=layer_lines,
         side_eps=f"{SIDE_BY_SIDE_EPS:g}",
-        side_shape=str(ACTIVATIONS),
+        side_shape=str(ACTIVATION_SHAPE),
         zero_mean=zero_mean,
         zero_rms_mean=f"{zero_mean['RMSNorm'].mean:.6f}",
         zero_rms_std=f"{zero_mean['RMSNorm'].std:.6f}",

@@ -19,8 +19,7 @@ def values() -> SimpleNamespace:
     order = cast_order()
     holds(order.differ > 0, "the two cast orders differ")
     holds(order.max_ulps <= 1, "by at most one float16 ulp")
-    half_max = float(np.finfo(np.float16).max)
-    root = float(np.sqrt(half_max))
+    root = float(np.sqrt(HALF_MAX))
     nearest = np.float16(root)  # float16's value nearest the root, and the next one up
     with np.errstate(over="ignore"):
         squares = np.square(np.array([nearest, np.nextafter(nearest, np.float16(np.inf))], dtype=np.float16))
@@ -29,7 +28,7 @@ def values() -> SimpleNamespace:
         half_values=f"{order.values:,}",
         half_differ=f"{order.differ:,}",
         half_ulps=f"{order.max_ulps:g}",
-        half_max=f"{half_max:g}",
+        half_max=f"{HALF_MAX:g}",
         half_root=f"{root:.1f}",
     )
 
@@ -114,7 +113,7 @@ def _integer_dtype() -> Solution:
 def float_formats_table() -> Markdown:
     """float16, float32 and float64: the significant bits each keeps and the largest number each holds."""
     rows = []
-    for dtype in (np.float16, np.float32, np.float64):
+    for dtype in FORMATS:
         info = np.finfo(dtype)
         bits = info.nmant + 1
         rows.append([np.dtype(dtype).name, bits, f"{float(info.max):.6g}", f"2**{bits}"])

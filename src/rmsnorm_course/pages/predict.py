@@ -66,7 +66,6 @@ def values() -> SimpleNamespace:
         tenfold_plateau=fmt(tenfold_plateau),
         lift=f"{LIFTING_FACTOR:g}",
         lifted_plateau=fmt(lifted_plateau),
-        cards=(ideal, production, near_zero),
     )
 
 

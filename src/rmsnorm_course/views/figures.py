@@ -58,17 +58,6 @@ def png_bytes(fig: Figure, cropped: bool = False) -> bytes:
     return buffer.getvalue()
 
 
-def styled(draw: Callable[..., Figure]) -> Callable[..., Figure]:
-    """``draw``, run in the figures' style."""
-
-    @functools.wraps(draw)
-    def in_style(*args, **kwargs) -> Figure:
-        with matplotlib.rc_context(STYLE):
-            return draw(*args, **kwargs)
-
-    return in_style
-
-
 _PHONE: ContextVar[bool] = ContextVar("phone", default=False)  # drawing the phone's version
 
 
@@ -140,22 +129,22 @@ class PageFigure(Figure):
 
 
 def for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
-    """``draw`` returns its page-width figure, which can draw its phone version with the same arguments."""
-    draw = styled(draw)
+    """``draw``, run in the figures' style, returns its page-width figure, which can draw its phone version with the
+    same arguments."""
+
+    def drawn(phone: bool, *args, **kwargs) -> Figure:
+        token = _PHONE.set(phone)
+        try:
+            with matplotlib.rc_context(STYLE):
+                return draw(*args, **kwargs)
+        finally:
+            _PHONE.reset(token)
 
     @functools.wraps(draw)
     def page_width(*args, **kwargs) -> Figure:
-        fig = draw(*args, **kwargs)
+        fig = drawn(False, *args, **kwargs)
         fig.alt = (draw.__doc__ or "").strip().splitlines()[0]
-
-        def phone() -> Figure:
-            token = _PHONE.set(True)
-            try:
-                return draw(*args, **kwargs)
-            finally:
-                _PHONE.reset(token)
-
-        fig.phone = phone
+        fig.phone = functools.partial(drawn, True, *args, **kwargs)
         return fig
 
     return page_width
