@@ -24,7 +24,6 @@ import numpy as np
 from predict_check import Box, Course, Number, Vector
 from predict_check.verdicts import checker
 
-from ..core.format import given as nums  # noqa: F401 (the pages write an input as the chapter typed it: [3, 4])
 from ..core.rmsnorm import rms_norm, rms_norm_forward
 from ..studies import cache, example
 

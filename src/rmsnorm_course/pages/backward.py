@@ -19,7 +19,7 @@ from ..studies.example import GAIN, INPUT
 from ..studies.thresholds import ROUNDING
 from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
 from ..views.tables import markdown_table
-from . import BATCH_SHAPE, COURSE, EPS, EXACT, PAIR, UPSTREAM, G, X, holds, nums, shape_example, vector
+from . import BATCH_SHAPE, COURSE, EPS, EXACT, PAIR, UPSTREAM, G, X, holds, shape_example, vector
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray
 def _grad_gain(x, g, eps, upstream) -> Solution:
     p = evidence.primary(x, g, eps, upstream)
     uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
-    derivation = f"grad_gain = grad_output * x-hat = {nums(upstream)} * {fmt(p.forward.normalized)}"
+    derivation = f"grad_gain = grad_output * x-hat = {given(upstream)} * {fmt(p.forward.normalized)}"
     return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
 
 

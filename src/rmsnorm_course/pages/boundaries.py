@@ -17,7 +17,7 @@ from ..studies import evidence, example, formulas
 from ..studies.evidence import Evidence
 from ..studies.formulas import rms_norm_formula
 from ..views.tables import markdown_table
-from . import COURSE, EACH_ONE, EPS, PAIR, UNIT, G, each_one, holds, nums, stages_of, unit
+from . import COURSE, EACH_ONE, EPS, PAIR, UNIT, G, each_one, holds, stages_of, unit
 
 PYTORCH_VERSION = "2.13.0"
 NAN, INF = float("nan"), float("inf")
@@ -169,8 +169,8 @@ def _zero_row_outcome(eps: float) -> tuple[str, str]:
     try:
         output = rms_norm(example.ZERO_ROW, G, eps)
     except RMSNormError as error:
-        return OUTCOMES["error"], f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
-    return _outcome_of(output), f"rms_norm({nums(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
+        return OUTCOMES["error"], f"rms_norm({given(example.ZERO_ROW)}, g, eps={eps:g}) refused it: {error}"
+    return _outcome_of(output), f"rms_norm({given(example.ZERO_ROW)}, g, eps={eps:g}) returned {fmt(output)}"
 
 
 def _outcome_of(output: np.ndarray) -> str:
@@ -184,7 +184,7 @@ def _outcome_of(output: np.ndarray) -> str:
 @COURSE.exercise(
     "zero-row-positive-eps",
     "An all-zero row, with eps > 0",
-    f"What does RMSNorm's formula give for the all-zero row {nums(example.ZERO_ROW)} with eps = {EPS:g}?",
+    f"What does RMSNorm's formula give for the all-zero row {given(example.ZERO_ROW)} with eps = {EPS:g}?",
     Choice.of(
         {
             OUTCOMES["zeros"]: RIGHT,
@@ -208,7 +208,7 @@ def _zero_row_positive_eps() -> Solution:
     "zero-row-zero-eps",
     "An all-zero row, with eps = 0",
     f"With eps = 0, what does RMSNorm's formula, computed as written in floating point, give for the all-zero row "
-    f"{nums(example.ZERO_ROW)}?",
+    f"{given(example.ZERO_ROW)}?",
     Choice.of(
         {
             OUTCOMES["zeros"]: "With eps = 0 the denominator is sqrt(0) = 0: what is 0 divided by 0?",
@@ -260,7 +260,7 @@ def _huge_row(row) -> Solution:
         naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
     return Solution(
         tuple(normalized.tolist()),
-        f"{fmt(normalized)}, the x-hat of {nums(np.asarray(row) / largest)}: the row is divided by its largest "
+        f"{fmt(normalized)}, the x-hat of {given(np.asarray(row) / largest)}: the row is divided by its largest "
         "magnitude before squaring.",
         slips=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
         detail=f"The formula as written squares first, and squares of {largest:g} are past float64's largest value.",

@@ -14,7 +14,7 @@ from ..core.format import fmt, given
 from ..studies import evidence, example
 from ..studies.evidence import Primary
 from ..views.figures import GREY, arrow, for_phones, new_axes, on_phone
-from . import COURSE, EPS, G, holds, nums, stages_of
+from . import COURSE, EPS, G, holds, stages_of
 
 
 def values() -> SimpleNamespace:
@@ -63,7 +63,7 @@ def _plateau_value(x, eps) -> Solution:
             (ms, f"That is the mean square of x itself; x-hat is x divided by sqrt({ms:g} + {eps:g})."),
         ),
         detail=(
-            f"x-hat of {nums(x)} is {fmt(forward.normalized)}. Its mean square falls short of one by "
+            f"x-hat of {given(x)} is {fmt(forward.normalized)}. Its mean square falls short of one by "
             f"eps / (ms + eps) = {fmt(1 - value)}; only at eps = 0 is it exactly one."
         ),
     )

@@ -17,7 +17,7 @@ from ..studies import evidence, example
 from ..studies.example import EPS, INPUT
 from ..studies.thresholds import ROUNDING
 from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
-from . import BATCH_SHAPE, COURSE, EXACT, holds, nums, shape_example, stages_of
+from . import BATCH_SHAPE, COURSE, EXACT, holds, shape_example, stages_of
 
 SHRINK_SCALES = np.geomspace(1e-5, 1.0, 11)  # the worked example times these, toward zero
 
@@ -154,8 +154,8 @@ CENTERING = {  # (its output's mean is zero, the other row changes it) -> the op
 @COURSE.exercise(
     "centering-and-batch",
     "Two rows in one batch",
-    f"The rows {nums(example.ANCHOR)} and {nums(example.COMPANION)} go through RMSNorm as one batch. What is true "
-    f"of the output for {nums(example.ANCHOR)}: is its mean zero, and does it change if the other row is replaced?",
+    f"The rows {given(example.ANCHOR)} and {given(example.COMPANION)} go through RMSNorm as one batch. What is true "
+    f"of the output for {given(example.ANCHOR)}: is its mean zero, and does it change if the other row is replaced?",
     Choice.of(
         {
             CENTERING[True, True]: "That is BatchNorm, which centers each feature with the whole batch's statistics.",
@@ -174,7 +174,7 @@ def _centering_and_batch() -> Solution:
         CENTERING[centers, mixes],
         "Its mean is not zero, and no other row can change it: the one statistic is the row's own mean square.",
         detail=(
-            f"Next to {nums(example.COMPANION)} or next to a copy of itself, {nums(example.ANCHOR)} comes out the "
+            f"Next to {given(example.COMPANION)} or next to a copy of itself, {given(example.ANCHOR)} comes out the "
             "same, and nothing is subtracted from it."
         ),
     )

@@ -28,7 +28,7 @@ from ..studies.example import ANCHOR, COMPANION
 from ..studies.thresholds import ROUNDING
 from ..views.figures import STYLES, for_phones, legend, new_axes
 from ..views.tables import markdown_table
-from . import COURSE, EPS, holds, nums
+from . import COURSE, EPS, holds
 
 SIDE_BY_SIDE_EPS = 1e-6
 
@@ -132,22 +132,22 @@ COMPANION_OPTIONS = {  # what BatchNorm could give the anchor next to a copy of 
 
 def _batch_norm_option(h: evidence.History) -> str:
     """The option that says what BatchNorm gave the anchor next to a copy of itself."""
-    given = h.batch_with_itself
+    output = h.batch_with_itself
     for key, same in (
-        ("nan", np.all(np.isnan(given))),
-        ("zeros", np.all(given == 0)),
-        ("centred", np.allclose(given, h.layer_norm_with_itself, atol=1e-5)),
-        ("unchanged", np.allclose(given, example.ANCHOR, atol=1e-5)),
+        ("nan", np.all(np.isnan(output))),
+        ("zeros", np.all(output == 0)),
+        ("centred", np.allclose(output, h.layer_norm_with_itself, atol=1e-5)),
+        ("unchanged", np.allclose(output, example.ANCHOR, atol=1e-5)),
     ):
         if same:
             return COMPANION_OPTIONS[key]
-    raise AssertionError(f"BatchNorm gave {fmt(given)}, which no option says")
+    raise AssertionError(f"BatchNorm gave {fmt(output)}, which no option says")
 
 
 @COURSE.exercise(
     "companion-changes",
     "BatchNorm next to a copy",
-    f"At eps = {EPS:g}, BatchNorm (in training) normalizes a batch of two rows: {nums(example.ANCHOR)} and a "
+    f"At eps = {EPS:g}, BatchNorm (in training) normalizes a batch of two rows: {given(example.ANCHOR)} and a "
     "copy of it. What does it give for the first row?",
     Choice.of(
         {
@@ -173,7 +173,7 @@ def _companion_changes() -> Solution:
         "[0, 0]: with two equal rows, each feature's mean over the batch is the row's own value, so nothing is "
         "left after centring: the numerator is 0 in both features.",
         detail=(
-            f"Next to {nums(example.COMPANION)} BatchNorm gives {fmt(h.batch_with_companion)} instead: the companion "
+            f"Next to {given(example.COMPANION)} BatchNorm gives {fmt(h.batch_with_companion)} instead: the companion "
             f"changes it. LayerNorm gives {fmt(h.layer_norm_with_companion)} and RMSNorm (eps = 0) "
             f"{fmt(h.rms_norm_with_companion)} next to either."
         ),

@@ -28,7 +28,6 @@ from . import (
     X,
     each_one,
     holds,
-    nums,
     root,
     stages_of,
     unit,
@@ -37,7 +36,7 @@ from . import (
 
 LIFTING_FACTOR = 100.0  # the factor that does bring the tiny vector to the plateau; ten does not
 
-X_TEXT, TINY_TEXT = nums(X), nums(TINY)
+X_TEXT, TINY_TEXT = given(X), given(TINY)
 
 
 def values() -> SimpleNamespace:
@@ -160,7 +159,7 @@ def _output(x, eps, g) -> Solution:
     forward = stages_of(x, g, eps)
     return Solution(
         tuple(forward.output.tolist()),
-        f"y = {nums(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
+        f"y = {given(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
         slips=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
         detail=(
             "The gain rescales each feature on its own, so the output no longer points the way x does."

@@ -56,9 +56,8 @@ class Primary:
     def bits(self) -> list[bytes]:
         """Every stage and both gradients as bytes, which a replay must give again."""
         f = self.forward
-        return [
-            a.tobytes() for a in (f.mean_square, f.inverse_rms, f.normalized, f.output, self.grad_x, self.grad_gain)
-        ]
+        arrays = (f.mean_square, f.inverse_rms, f.normalized, f.output, self.grad_x, self.grad_gain)
+        return [a.tobytes() for a in arrays]
 
     def norm(self, x, gain, eps: float) -> np.ndarray:
         """The output that this reverse pass differentiates, for any x and gain."""
@@ -66,10 +65,8 @@ class Primary:
 
     def differences(self, other: Primary) -> tuple[float, ...]:
         """max |difference| from ``other``'s output, grad_x and grad_gain."""
-        mine, theirs = (
-            (self.forward.output, self.grad_x, self.grad_gain),
-            (other.forward.output, other.grad_x, other.grad_gain),
-        )
+        mine = (self.forward.output, self.grad_x, self.grad_gain)
+        theirs = (other.forward.output, other.grad_x, other.grad_gain)
         return tuple(float(np.max(np.abs(a - b))) for a, b in zip(mine, theirs))
 
     @property
