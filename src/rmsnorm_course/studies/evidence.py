@@ -97,9 +97,9 @@ def primary(x=INPUT, gain=GAIN, eps=EPS, upstream=UPSTREAM, tape: bool = False) 
     )
 
 
-def normalized_mean_square(x, eps: float = EPS) -> float:
-    """mean(x-hat**2) of a row, which is ms / (ms + eps): just under one above eps, falling below it."""
-    return float(np.mean(np.square(rms_norm_forward(x, None, eps).normalized)))
+def normalized_mean_square(x, eps: float = EPS) -> np.ndarray:
+    """mean(x-hat**2) of each row, which is ms / (ms + eps): just under one above eps, falling below it."""
+    return np.mean(np.square(rms_norm_forward(x, None, eps).normalized), axis=-1)
 
 
 @dataclass(frozen=True)

@@ -207,9 +207,7 @@ _ENTRIES = (
 )
 
 SOURCES: dict[str, Source] = {entry.key: entry for entry in _ENTRIES}
-BY_URL: dict[str, Source] = {}
-for _entry in _ENTRIES:
-    BY_URL.setdefault(_entry.url, _entry)
+BY_URL: dict[str, Source] = {entry.url: entry for entry in reversed(_ENTRIES)}  # an address's first entry
 
 
 def url(key: str) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.errors import RMSNormError
 from ..core.format import difference, fmt
 from ..core.rmsnorm import rms_norm_forward
+from ..studies.evidence import normalized_mean_square, scale_card
 from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
@@ -75,18 +76,16 @@ def held_scale(scale: float) -> float:
 def explore(vector: str = START_VECTOR, scale: float = SCALE_FACTOR, eps: float = EPS) -> ExplorerState:
     """The explorer's readouts for input ``VECTORS[vector]`` scaled by ``scale`` (``held_scale``) at ``eps``."""
     scale = held_scale(scale)
-    x = np.array(VECTORS[vector], dtype=np.float64)
-    original = rms_norm_forward(x, None, eps)
-    scaled = rms_norm_forward(scale * x, None, eps)
+    card = scale_card(vector, VECTORS[vector], eps, scale)
     return ExplorerState(
         vector=vector,
         scale=scale,
         eps=float(eps),
-        x=x,
-        normalized=original.normalized,
-        scaled_normalized=scaled.normalized,
-        scaled_rms=float(np.sqrt(np.mean(np.square(scale * x)))),
-        scaled_normalized_mean_square=float(np.mean(np.square(scaled.normalized))),
+        x=card.x,
+        normalized=card.original,
+        scaled_normalized=card.scaled,
+        scaled_rms=float(np.sqrt(np.mean(np.square(scale * card.x)))),
+        scaled_normalized_mean_square=float(np.mean(np.square(card.scaled))),
     )
 
 
@@ -116,5 +115,4 @@ def normalized_mean_square_curve(rms: np.ndarray, eps: float) -> np.ndarray:
 
     A width-one row [r] has RMS r, so its x-hat**2 is the curve ms / (ms + eps) at ms = r**2.
     """
-    rows = np.asarray(rms, dtype=np.float64)[:, None]
-    return np.square(rms_norm_forward(rows, None, eps).normalized[:, 0])
+    return normalized_mean_square(np.asarray(rms, dtype=np.float64)[:, None], eps)
