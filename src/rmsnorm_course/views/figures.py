@@ -168,23 +168,14 @@ def energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
 
 def _marker(ax, state: ExplorerState) -> None:
     """a·x on the curve; past the axis's end, a triangle at that edge pointing the way, with the true RMS."""
+    where, height, symbol = state.scaled_rms, state.scaled_normalized_mean_square, "X"
     label = f"a·x: RMS {state.scaled_rms:.3g}"
-    if state.off_axis is None:
-        ax.plot(
-            [state.scaled_rms], [state.scaled_normalized_mean_square], "X", color="black", markersize=10, label=label
-        )
-        return
-    # just inside the frame at that edge, and clear of the axes' tick labels
-    edge = RMS_WINDOW[0] * 2.5 if state.off_axis == "left" else RMS_WINDOW[1] / 2.5
-    symbol = "<" if state.off_axis == "left" else ">"
-    ax.plot(
-        [edge],
-        [min(max(state.scaled_normalized_mean_square, 0.05), 0.97)],
-        symbol,
-        color="black",
-        markersize=10,
-        label=f"{label}, off the axis to the {state.off_axis}",
-    )
+    if state.off_axis is not None:
+        # just inside the frame at that edge, and clear of the axes' tick labels
+        where = RMS_WINDOW[0] * 2.5 if state.off_axis == "left" else RMS_WINDOW[1] / 2.5
+        height, symbol = min(max(height, 0.05), 0.97), "<" if state.off_axis == "left" else ">"
+        label = f"{label}, off the axis to the {state.off_axis}"
+    ax.plot([where], [height], symbol, color="black", markersize=10, label=label)
 
 
 @for_phones
