@@ -129,8 +129,7 @@ class PageFigure(Figure):
 
 
 def for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
-    """``draw``, run in the figures' style, returns its page-width figure, which can draw its phone version with the
-    same arguments."""
+    """``draw`` in the figures' style: its page-width figure, which draws its phone version with the same arguments."""
 
     def drawn(phone: bool, *args, **kwargs) -> Figure:
         token = _PHONE.set(phone)
