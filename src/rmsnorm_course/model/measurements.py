@@ -151,9 +151,6 @@ class Measurements:
     gain_rms: np.ndarray  # (N,) sqrt(mean(g**2)): the output's RMS if x-hat were spread evenly
     # the gains
     gain_mean: np.ndarray  # (N,)
-    gain_median: np.ndarray
-    gain_min: np.ndarray
-    gain_max: np.ndarray
     gain_low: np.ndarray  # (N,) the 10th percentile
     gain_high: np.ndarray  # (N,) the 90th
     # outliers and pRMSNorm
@@ -172,7 +169,6 @@ class Measurements:
     epsilons: np.ndarray  # (E,) the model's own first
     eps_top: np.ndarray  # (E, P) top token id at each eps
     eps_top_tokens: np.ndarray  # (E, P) as text
-    eps_top_probability: np.ndarray  # (E, P)
     eps_kept_probability: np.ndarray  # (E, P) the probability of the model's own top token
     eps_kl: np.ndarray  # (E, P) KL(model's eps || this eps) of the next-token distributions, in nats
     # LayerNorm in place of RMSNorm
@@ -204,9 +200,6 @@ def gain_statistics(weights: llama.Weights) -> dict[str, np.ndarray]:
     return {
         "gain_rms": rms(gains),
         "gain_mean": gains.mean(axis=-1),
-        "gain_median": np.median(gains, axis=-1),
-        "gain_min": gains.min(axis=-1),
-        "gain_max": gains.max(axis=-1),
         "gain_low": np.percentile(gains, 10, axis=-1),
         "gain_high": np.percentile(gains, 90, axis=-1),
     }
@@ -296,13 +289,11 @@ def last_rows(traces: list[llama.Trace]) -> np.ndarray:
 def eps_sweep(model: smollm2.Model, token_ids: list[list[int]], reference: np.ndarray) -> dict[str, np.ndarray]:
     """The last position's next-token distribution at each eps, against the model's own (``reference``, (P, vocab))."""
     epsilons = (model.config.eps, *EPSILONS)
-    found: dict[str, list] = {"eps_top": [], "eps_top_probability": [], "eps_kept_probability": [], "eps_kl": []}
+    found: dict[str, list] = {"eps_top": [], "eps_kept_probability": [], "eps_kl": []}
     own_top = reference.argmax(axis=-1)
     for eps in epsilons:
         p = np.stack([probabilities(run(model, ids, with_eps(eps))[-1]) for ids in token_ids])
-        top = p.argmax(axis=-1)
-        found["eps_top"].append(top)
-        found["eps_top_probability"].append(p.max(axis=-1))
+        found["eps_top"].append(p.argmax(axis=-1))
         found["eps_kept_probability"].append(p[np.arange(len(p)), own_top])
         found["eps_kl"].append(kl(reference, p))
     tokens = [[model.token(token) for token in row] for row in found["eps_top"]]
