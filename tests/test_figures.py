@@ -214,6 +214,8 @@ def every_figure():
 
     names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)
     sweep = cost.SizeSweep(np.array([2**18, 2**20]), {name: np.array([1e-4, 4e-4]) for name in names})
+    timed = cost.cost_timings(shape=(4, 8), repeats=1)
+    ratios = {d: {n: spread.median for n, spread in t.ratios(cost.COPY).items()} for d, t in timed.items()}
     small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
     tiny = real_model.measure(tiny_llama.model(), ("ab ab", "a b c", "c a", "b"))  # a tiny LLaMA, four prompts
     return {
@@ -223,7 +225,7 @@ def every_figure():
         "eps placement": scale_and_epsilon.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
         "pre-norm block": in_the_model.pre_norm_block_figure(),
         "follow one vector": follow_one_vector.follow_one_vector_figure(evidence.primary()),
-        "cost ratios": cost_page.cost_ratios_figure(cost.cost_ratios(shape=(4, 8), repeats=1)),
+        "cost ratios": cost_page.cost_ratios_figure(ratios),
         "size sweep": cost_page.size_sweep_figure(sweep),
         "precision sweep": precision_page.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30])),
         "training": training.training_figure(training.experiment.__wrapped__(small)),
