@@ -35,7 +35,7 @@ from rmsnorm_course.pages import (
 )
 from rmsnorm_course.perf import timings as cost
 from rmsnorm_course.perf.roofline import Roofline
-from rmsnorm_course.studies import evidence, modern, precision
+from rmsnorm_course.studies import evidence, partial, precision
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED, explore
@@ -234,11 +234,13 @@ def every_figure():
         "axes": history.axes_figure(),
         "roofline": cost_page.roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9)),
         "post-norm and model": in_the_model.post_norm_and_model_figure(),
-        "gain decay": modern_gains.gain_decay_figure(modern.gain_decay(steps=50)),
-        "qk-norm": modern_gains.qk_norm_figure(modern.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)),
-        "depth": modern_blocks.depth_figure(modern.stream_through_depth()),
-        "fused roofline": modern_kernels.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
-        "partial rms": modern_kernels.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
+        "gain decay": modern_gains.gain_decay_figure(modern_gains.gain_decay(steps=50)),
+        "qk-norm": modern_gains.qk_norm_figure(
+            modern_gains.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)
+        ),
+        "depth": modern_blocks.depth_figure(modern_blocks.stream_through_depth()),
+        "fused roofline": modern_kernels.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern_kernels.KERNELS),
+        "partial rms": modern_kernels.partial_rms_figure(partial.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
         "real stream": real_model_page.real_stream_figure(tiny),
         "real gains": real_model_page.real_gains_figure(tiny),
     }
@@ -309,8 +311,8 @@ def test_the_size_sweep_s_labels_do_not_run_into_each_other():
 
 def test_the_depth_figure_s_legend_covers_no_curve():
     for fig in (
-        modern_blocks.depth_figure(modern.stream_through_depth()),
-        modern_blocks.depth_figure.__wrapped__(modern.stream_through_depth()),
+        modern_blocks.depth_figure(modern_blocks.stream_through_depth()),
+        modern_blocks.depth_figure.__wrapped__(modern_blocks.stream_through_depth()),
     ):
         renderer = _drawn(fig)
         (legend,) = fig.legends
@@ -332,7 +334,7 @@ def test_importing_the_figures_leaves_matplotlib_s_settings_alone():
     code = (
         "import matplotlib; matplotlib.rcParams['font.size'] = 17; before = dict(matplotlib.rcParams);"
         "from rmsnorm_course.pages import modern_gains as f; assert dict(matplotlib.rcParams) == before;"
-        "fig = f.gain_decay_figure(__import__('rmsnorm_course.studies.modern', fromlist=['x']).gain_decay());"
+        "fig = f.gain_decay_figure(f.gain_decay());"
         "print(fig.axes[0].xaxis.label.get_fontsize(), matplotlib.rcParams['font.size'])"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

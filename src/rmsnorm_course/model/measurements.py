@@ -32,7 +32,7 @@ from ..core.rmsnorm import rms_norm
 from ..studies import cache
 from ..studies.block import fold_gain
 from ..studies.formulas import layer_norm_formula, rms_norm_formula
-from ..studies.modern import SHARE, partial_error, values_read
+from ..studies.partial import SHARE, partial_error, values_read
 from ..studies.precision import to_bfloat16
 from . import llama, smollm2
 

@@ -11,7 +11,7 @@ from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
 from ..model import measurements as real_model
-from ..studies import modern
+from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
 from . import COURSE, holds
 
@@ -81,7 +81,7 @@ def values() -> SimpleNamespace:
         partial_share=f"{float(m.partial_share):.2%}",
         partial_median=f"{np.median(m.partial_error):.2f}",
         partial_outlier=f"{m.partial_error[:, -LAST:].min():.1f} to {m.partial_error[:, -LAST:].max():.1f}",
-        partial_synthetic=f"{modern.partial_rms(widths=(width,)).error(width):.2f}",
+        partial_synthetic=f"{partial.partial_rms(widths=(width,)).error(width):.2f}",
         overflowing_rows=int(overflowing.sum()),
         rows=overflowing.size,
         largest_square=f"{m.largest_square.max():,.0f}",
