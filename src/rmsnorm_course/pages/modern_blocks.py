@@ -246,7 +246,6 @@ def depth_figure(d: Depth) -> Figure:
 
 def placements_table() -> Markdown:
     """Where the norms sit in today's models: each arrangement with its formula, its bound and its sources."""
-    placements, sources = PLACEMENTS, SOURCES
     return markdown_table(
         ["arrangement", "models", "formula", "what it bounds", "sources", "computed on the page"],
         [
@@ -255,9 +254,9 @@ def placements_table() -> Markdown:
                 p.models,
                 f"`{p.formula}`",
                 p.bounds,
-                ", ".join(f"[{key}]({sources[key].url})" for key in p.sources),
+                ", ".join(f"[{key}]({SOURCES[key].url})" for key in p.sources),
                 p.computed,
             ]
-            for p in placements
+            for p in PLACEMENTS
         ],
     )

@@ -166,7 +166,6 @@ def values() -> SimpleNamespace:
         entropy_normed_end=f"{attention.entropy_normed[-1]:.2f}",
         entropy_uniform=f"{attention.uniform_entropy:.2f}",
         heads=HEADS,
-        head_lengths=heads,
         shortest_head=f"{heads.across_heads.min():.2f}",
         longest_head=f"{heads.across_heads.max():.2f}",
         bound_across=f"{qk_logit_bound_across_heads():g}",
