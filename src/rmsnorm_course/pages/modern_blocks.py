@@ -134,12 +134,7 @@ class Depth:
 def stream_through_depth(
     depth: int = DEPTH, width: int = STREAM_WIDTH, branch_gain: float = BRANCH_GAIN, seed: int = 0
 ) -> Depth:
-    """Blocks whose branch is a seeded random linear map of gain ``branch_gain``, in each arrangement.
-
-    pre-norm:   h <- h + F(norm(h))
-    post-norm:  h <- norm(h + F(h))
-    sandwich:   h <- h + norm(F(norm(h)))       (gains one, eps 1e-5)
-    """
+    """Blocks whose branch is a seeded random linear map of gain ``branch_gain``, in each arrangement (gains one)."""
     rng = np.random.default_rng(seed)
     maps = [branch_gain * rng.standard_normal((width, width)) / np.sqrt(width) for _ in range(depth)]
     start = rng.standard_normal((8, width))

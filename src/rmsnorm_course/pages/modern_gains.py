@@ -43,8 +43,6 @@ def gain_decay(start: float = TRAINED_GAIN, rate: float = DECAY_PER_STEP, steps:
 def gain_cast_order(rows: int = 1000, width: int = 64, seed: int = 0, trained: bool = True) -> CastOrder:
     """How often LLaMA's order (cast x-hat back, then the gain) and Gemma's (the gain 1 + w, then one cast)
     give different float16 outputs for the same float16 gain: one trained away from one, or one at initialisation.
-
-    Gemma's stored w is that gain minus one, which float16 holds exactly, so both multiply by the same number.
     """
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, width)).astype(np.float16)
@@ -243,18 +241,18 @@ def gain_decay_figure(decay: GainDecay) -> Figure:
 def qk_norm_figure(a: Attention) -> Figure:
     """The softmax's entropy as queries and keys grow, without and with QK-norm; and the largest logit."""
     fig, (entropy, logits) = new_axes(9.0, 3.6, columns=2)
-    entropy.plot(a.scales, a.entropy, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
-    entropy.plot(a.scales, a.entropy_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+    for ax, without, normed in (
+        (entropy, a.entropy, a.entropy_normed),
+        (logits, a.largest_logit, a.largest_logit_normed),
+    ):
+        ax.plot(a.scales, without, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
+        ax.plot(a.scales, normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
+        ax.set_xscale("log")
+        ax.set_xlabel("scale of queries and keys (log)")
     entropy.axhline(a.uniform_entropy, color=GREY, linestyle=":", linewidth=1, label="attending to all alike")
-    entropy.set_xscale("log")
-    entropy.set_xlabel("scale of queries and keys (log)")
     entropy.set_ylabel("mean entropy of the attention (nats)")
     entropy.legend(fontsize=SMALLEST_TEXT, loc="lower left")
-    logits.plot(a.scales, a.largest_logit, "-", color=ORANGE, marker="o", markersize=3, label="no QK-norm")
-    logits.plot(a.scales, a.largest_logit_normed, "--", color=BLUE, marker="s", markersize=3, label="QK-norm")
-    logits.set_xscale("log")
     logits.set_yscale("log")
-    logits.set_xlabel("scale of queries and keys (log)")
     logits.set_ylabel("largest |q . k| / sqrt(d) (log)")
     logits.legend(fontsize=SMALLEST_TEXT, loc="upper left")
     return fig

@@ -1,7 +1,6 @@
 """pRMSNorm's estimate (Zhang and Sennrich, 2019): the RMS from the first p% of a row, and how far off it is.
 
-The kernels page studies it; the page on the real model and the model's measurements
-apply it to SmolLM2-135M's rows.
+The kernels page studies it; the real model's page and measurements apply it to SmolLM2-135M's rows.
 """
 
 from __future__ import annotations
