@@ -123,11 +123,6 @@ STREAM = {  # the RMS of the row the final norm reads, by the decade it lies in 
 }
 
 
-def _stream_option(rms: float) -> str:
-    """The option whose decade holds the measured RMS of the final norm's row."""
-    return STREAM[max(low for low in STREAM if rms >= low)][0]
-
-
 @COURSE.exercise(
     "stream-growth",
     "The residual stream, thirty blocks on",
@@ -140,9 +135,8 @@ def _stream_option(rms: float) -> str:
 def _stream_growth(embedded) -> Solution:
     m = real_model.measurements()
     start, end = float(m.residual_rms[0, 0]), float(m.residual_rms[0, -1])
-    answer = _stream_option(end)
     return Solution(
-        answer,
+        STREAM[max(low for low in STREAM if end >= low)][0],  # the option whose decade holds the measured RMS
         f"It reads a row of RMS {end:.1f}, {end / start:.0f} times the embedding's: every block adds to the stream.",
         detail="Each RMSNorm hands its branch a row the size of its gain; the stream, never normalized, keeps every "
         "block's addition.",
