@@ -25,7 +25,7 @@ LINT = [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no
 CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
 PLANTED = [
     ("predict_check/kinds.py", "import rmsnorm_course", "The engine never imports a course"),
-    ("rmsnorm_course/studies/modern.py", "import classroom.gradebook", "The course and the class grader never"),
+    ("rmsnorm_course/studies/partial.py", "import classroom.gradebook", "The course and the class grader never"),
     ("rmsnorm_course/core/reference.py", "import matplotlib", "The maths imports nothing"),
     ("predict_check/verdicts.py", "import pytest", "The judge needs no widget"),
     ("classroom/report.py", "import predict_check.verdicts", "The class grader uses the engine's public API"),

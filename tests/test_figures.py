@@ -35,7 +35,7 @@ from rmsnorm_course.pages import (
 )
 from rmsnorm_course.perf import timings as cost
 from rmsnorm_course.perf.roofline import Roofline
-from rmsnorm_course.studies import evidence, modern, precision
+from rmsnorm_course.studies import evidence, partial, precision
 from rmsnorm_course.studies.comparison import activation_comparison, placement_curves
 from rmsnorm_course.views import figures
 from rmsnorm_course.views.explorer import TINY, WORKED, explore
@@ -214,6 +214,8 @@ def every_figure():
 
     names = (cost.COPY, cost.INTO_OUT, cost.PACKAGE, cost.FORMULA)
     sweep = cost.SizeSweep(np.array([2**18, 2**20]), {name: np.array([1e-4, 4e-4]) for name in names})
+    timed = cost.cost_timings(shape=(4, 8), repeats=1)
+    ratios = {d: {n: spread.median for n, spread in t.ratios(cost.COPY).items()} for d, t in timed.items()}
     small = training.Setup(depth=3, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=4)
     tiny = real_model.measure(tiny_llama.model(), ("ab ab", "a b c", "c a", "b"))  # a tiny LLaMA, four prompts
     return {
@@ -223,7 +225,7 @@ def every_figure():
         "eps placement": scale_and_epsilon.eps_placement_figure(placement_curves(np.logspace(-6, 1, 40), 1e-5), 1e-5),
         "pre-norm block": in_the_model.pre_norm_block_figure(),
         "follow one vector": follow_one_vector.follow_one_vector_figure(evidence.primary()),
-        "cost ratios": cost_page.cost_ratios_figure(cost.cost_ratios(shape=(4, 8), repeats=1)),
+        "cost ratios": cost_page.cost_ratios_figure(ratios),
         "size sweep": cost_page.size_sweep_figure(sweep),
         "precision sweep": precision_page.precision_sweep_figure(precision.sweep(exponents=[-30, 0, 30])),
         "training": training.training_figure(training.experiment.__wrapped__(small)),
@@ -232,11 +234,13 @@ def every_figure():
         "axes": history.axes_figure(),
         "roofline": cost_page.roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9)),
         "post-norm and model": in_the_model.post_norm_and_model_figure(),
-        "gain decay": modern_gains.gain_decay_figure(modern.gain_decay(steps=50)),
-        "qk-norm": modern_gains.qk_norm_figure(modern.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)),
-        "depth": modern_blocks.depth_figure(modern.stream_through_depth()),
-        "fused roofline": modern_kernels.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern.KERNELS),
-        "partial rms": modern_kernels.partial_rms_figure(modern.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
+        "gain decay": modern_gains.gain_decay_figure(modern_gains.gain_decay(steps=50)),
+        "qk-norm": modern_gains.qk_norm_figure(
+            modern_gains.qk_norm.__wrapped__(scales=(1.0, 10.0), width=8, positions=4)
+        ),
+        "depth": modern_blocks.depth_figure(modern_blocks.stream_through_depth()),
+        "fused roofline": modern_kernels.fused_roofline_figure(Roofline(2e10, 5e10, 0.5, 1e9), modern_kernels.KERNELS),
+        "partial rms": modern_kernels.partial_rms_figure(partial.partial_rms(widths=(64,), shares=(0.25, 1.0), rows=8)),
         "real stream": real_model_page.real_stream_figure(tiny),
         "real gains": real_model_page.real_gains_figure(tiny),
     }
@@ -307,8 +311,8 @@ def test_the_size_sweep_s_labels_do_not_run_into_each_other():
 
 def test_the_depth_figure_s_legend_covers_no_curve():
     for fig in (
-        modern_blocks.depth_figure(modern.stream_through_depth()),
-        modern_blocks.depth_figure.__wrapped__(modern.stream_through_depth()),
+        modern_blocks.depth_figure(modern_blocks.stream_through_depth()),
+        modern_blocks.depth_figure.__wrapped__(modern_blocks.stream_through_depth()),
     ):
         renderer = _drawn(fig)
         (legend,) = fig.legends
@@ -330,7 +334,7 @@ def test_importing_the_figures_leaves_matplotlib_s_settings_alone():
     code = (
         "import matplotlib; matplotlib.rcParams['font.size'] = 17; before = dict(matplotlib.rcParams);"
         "from rmsnorm_course.pages import modern_gains as f; assert dict(matplotlib.rcParams) == before;"
-        "fig = f.gain_decay_figure(__import__('rmsnorm_course.studies.modern', fromlist=['x']).gain_decay());"
+        "fig = f.gain_decay_figure(f.gain_decay());"
         "print(fig.axes[0].xaxis.label.get_fontsize(), matplotlib.rcParams['font.size'])"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,7 +12,7 @@ import pytest
 from rmsnorm_course.pages import COURSE, UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
 from rmsnorm_course.perf import timings as cost_study
 from rmsnorm_course.perf.roofline import Roofline
-from rmsnorm_course.studies import evidence, modern
+from rmsnorm_course.studies import evidence
 from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
@@ -91,7 +91,7 @@ def test_the_training_guard_holds_the_held_out_claim_to_its_threshold(monkeypatc
 
 
 def test_the_partial_rms_guard_stops_rows_that_are_no_harder_than_normal_ones(monkeypatch):
-    monkeypatch.setattr(modern, "partial_rms_by_kind", lambda: dict.fromkeys(modern.ROW_KINDS, 0.03))
+    monkeypatch.setattr(modern_kernels, "partial_rms_by_kind", lambda: dict.fromkeys(modern_kernels.ROW_KINDS, 0.03))
     with pytest.raises(UnsupportedClaim, match="far worse"):
         modern_kernels.values()
 

@@ -64,13 +64,13 @@ def test_a_sentence_whose_source_entry_is_removed_fails(monkeypatch):
 
 def test_every_source_is_linked_by_some_page():
     linked = {address for page in PAGES for address in LINK.findall(page.read_text(encoding="utf-8"))}
-    placements = {sources.url(key) for p in __import__("rmsnorm_course.studies.modern", fromlist=["x"]).PLACEMENTS
+    placements = {sources.url(key) for p in __import__("rmsnorm_course.pages.modern_blocks", fromlist=["x"]).PLACEMENTS
                   for key in p.sources}  # fmt: skip
     assert set(sources.BY_URL) - linked - placements == set()
 
 
 def test_every_placement_row_names_registered_sources():
-    from rmsnorm_course.studies.modern import PLACEMENTS
+    from rmsnorm_course.pages.modern_blocks import PLACEMENTS
 
     for placement in PLACEMENTS:
         assert placement.sources and all(key in sources.SOURCES for key in placement.sources), placement.name

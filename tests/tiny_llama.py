@@ -50,4 +50,4 @@ def weights(config: llama.Config = CONFIG, seed: int = 0) -> llama.Weights:
 def model(seed: int = 0) -> smollm2.Model:
     tokenizer = smollm2.tokenizer_from(TOKENS, MERGES, TYPES)
     formats = {"F32": 2 * CONFIG.blocks + 1, "Q4_1": 7 * CONFIG.blocks, "Q8_0": 1}
-    return smollm2.Model(Path("tiny.gguf"), "0" * 64, CONFIG, tokenizer, weights(CONFIG, seed), "tiny", formats)
+    return smollm2.Model(Path("tiny.gguf"), CONFIG, tokenizer, weights(CONFIG, seed), formats)

@@ -13,15 +13,14 @@
 * The gains themselves, norm by norm.
 
 Every value is measured on the last position of each of ``PROMPTS``. Reading the model
-takes seconds, so the measurements (and the command's predictions) are cached in the folder
-``RMSNORM_COURSE_CACHE`` names, under a name made from the weights' sha256, the versions
-that compute them and every file of the course (``studies.cache``): a cache is never
-trusted over its sources.
+takes seconds, so the measurements and the command's predictions are cached (``cached``),
+never trusted over the weights, the versions or the sources that computed them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from ..core.rmsnorm import rms_norm
 from ..studies import cache
 from ..studies.block import fold_gain
 from ..studies.formulas import layer_norm_formula, rms_norm_formula
-from ..studies.modern import SHARE, partial_error, values_read
+from ..studies.partial import SHARE, partial_error, values_read
 from ..studies.precision import to_bfloat16
 from . import llama, smollm2
 
@@ -84,9 +83,7 @@ class Prediction:
 
 def probabilities(logits: np.ndarray) -> np.ndarray:
     """Softmax over the last axis, in float64 so that small probabilities and their logarithms keep their digits."""
-    z = logits.astype(np.float64)
-    z = z - z.max(axis=-1, keepdims=True)
-    return np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    return llama.softmax(logits.astype(np.float64))
 
 
 def rms(x: np.ndarray) -> np.ndarray:
@@ -138,7 +135,6 @@ class Measurements:
     prompts: np.ndarray  # (P,)
     predicted: np.ndarray  # (P,) each prompt's top next token, as text
     # the file
-    model_name: np.ndarray  # () as the file's header names it
     shape: np.ndarray  # (8,) the file's Config, in its fields' order (``shape_of``)
     formats: np.ndarray  # (F,) the formats the file stores tensors in: F32, Q8_0, Q4_1
     format_counts: np.ndarray  # (F,) how many tensors in each
@@ -151,9 +147,6 @@ class Measurements:
     gain_rms: np.ndarray  # (N,) sqrt(mean(g**2)): the output's RMS if x-hat were spread evenly
     # the gains
     gain_mean: np.ndarray  # (N,)
-    gain_median: np.ndarray
-    gain_min: np.ndarray
-    gain_max: np.ndarray
     gain_low: np.ndarray  # (N,) the 10th percentile
     gain_high: np.ndarray  # (N,) the 90th
     # outliers and pRMSNorm
@@ -172,7 +165,6 @@ class Measurements:
     epsilons: np.ndarray  # (E,) the model's own first
     eps_top: np.ndarray  # (E, P) top token id at each eps
     eps_top_tokens: np.ndarray  # (E, P) as text
-    eps_top_probability: np.ndarray  # (E, P)
     eps_kept_probability: np.ndarray  # (E, P) the probability of the model's own top token
     eps_kl: np.ndarray  # (E, P) KL(model's eps || this eps) of the next-token distributions, in nats
     # LayerNorm in place of RMSNorm
@@ -204,9 +196,6 @@ def gain_statistics(weights: llama.Weights) -> dict[str, np.ndarray]:
     return {
         "gain_rms": rms(gains),
         "gain_mean": gains.mean(axis=-1),
-        "gain_median": np.median(gains, axis=-1),
-        "gain_min": gains.min(axis=-1),
-        "gain_max": gains.max(axis=-1),
         "gain_low": np.percentile(gains, 10, axis=-1),
         "gain_high": np.percentile(gains, 90, axis=-1),
     }
@@ -254,10 +243,6 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1)
 
 
-def with_eps(eps: float) -> llama.Norm:
-    return lambda x, gain: rms_norm(x, gain, eps)
-
-
 def layer_norm(eps: float) -> llama.Norm:
     """LayerNorm with the RMSNorm's gain and no bias (the model has none to give it)."""
     return lambda x, gain: layer_norm_formula(x, gain, np.zeros_like(gain), eps)
@@ -288,21 +273,14 @@ def folded(weights: llama.Weights) -> llama.Weights:
     return llama.Weights(weights.embedding, blocks, None, fold(weights.norm, weights.output))
 
 
-def last_rows(traces: list[llama.Trace]) -> np.ndarray:
-    """(P, N, width): what each norm read at the last position of each prompt."""
-    return np.stack([trace.norm_inputs()[:, -1] for trace in traces])
-
-
 def eps_sweep(model: smollm2.Model, token_ids: list[list[int]], reference: np.ndarray) -> dict[str, np.ndarray]:
     """The last position's next-token distribution at each eps, against the model's own (``reference``, (P, vocab))."""
     epsilons = (model.config.eps, *EPSILONS)
-    found: dict[str, list] = {"eps_top": [], "eps_top_probability": [], "eps_kept_probability": [], "eps_kl": []}
+    found: dict[str, list] = {"eps_top": [], "eps_kept_probability": [], "eps_kl": []}
     own_top = reference.argmax(axis=-1)
     for eps in epsilons:
-        p = np.stack([probabilities(run(model, ids, with_eps(eps))[-1]) for ids in token_ids])
-        top = p.argmax(axis=-1)
-        found["eps_top"].append(top)
-        found["eps_top_probability"].append(p.max(axis=-1))
+        p = np.stack([probabilities(run(model, ids, functools.partial(rms_norm, eps=eps))[-1]) for ids in token_ids])
+        found["eps_top"].append(p.argmax(axis=-1))
         found["eps_kept_probability"].append(p[np.arange(len(p)), own_top])
         found["eps_kl"].append(kl(reference, p))
     tokens = [[model.token(token) for token in row] for row in found["eps_top"]]
@@ -344,7 +322,7 @@ def measure(model: smollm2.Model, prompts: tuple[str, ...] = PROMPTS) -> Measure
     """Every measurement, from one forward pass per prompt and per variant (about 50 passes)."""
     token_ids = [model.encode(prompt) for prompt in prompts]
     traces = [llama.forward(model.weights, model.config, ids) for ids in token_ids]
-    rows = last_rows(traces)
+    rows = np.stack([trace.norm_inputs()[:, -1] for trace in traces])  # (P, N, width): what each norm read, last
     gains = llama.norm_gains(model.weights)
     normalized = np.stack([rms_norm(rows[:, n], gain, model.config.eps) for n, gain in enumerate(gains)], axis=1)
     precisions = [precision(rows[:, n], gain, model.config.eps) for n, gain in enumerate(gains)]
@@ -352,7 +330,6 @@ def measure(model: smollm2.Model, prompts: tuple[str, ...] = PROMPTS) -> Measure
     mean = np.abs(rows.astype(np.float64).mean(axis=-1))
     return Measurements(
         prompts=np.array(prompts),
-        model_name=np.array(model.name),
         shape=np.array([float(getattr(model.config, field.name)) for field in dataclasses.fields(model.config)]),
         formats=np.array(list(model.formats)),
         format_counts=np.array(list(model.formats.values())),

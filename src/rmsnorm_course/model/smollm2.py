@@ -77,14 +77,12 @@ def sha256(path: Path, size: int, mtime_ns: int) -> str:
 
 @dataclass(frozen=True)
 class Model:
-    """The file read once: its path and hash, its shape, its tokenizer and its weights in float32."""
+    """The file read once, after its hash is checked: its path, its shape, its tokenizer and its weights in float32."""
 
     path: Path
-    sha256: str
     config: Config
     tokenizer: Tokenizer
     weights: Weights
-    name: str  # as the file's header names the model
     formats: dict[str, int]  # how many tensors the file stores in each format: F32, Q8_0, Q4_1
 
     def encode(self, text: str) -> list[int]:
@@ -101,14 +99,13 @@ def load() -> Model:
     import gguf  # the file's reader, imported only when the model is read
 
     path = weights_path()
-    digest = checked(path)
+    checked(path)
     reader = gguf.GGUFReader(path)
     config = config_from({name: field.contents() for name, field in reader.fields.items() if name.startswith("llama.")})
     tensors = {tensor.name: gguf.quants.dequantize(tensor.data, tensor.tensor_type) for tensor in reader.tensors}
     vocabulary = (reader.fields[f"tokenizer.ggml.{key}"].contents() for key in ("tokens", "merges", "token_type"))
     formats = Counter(tensor.tensor_type.name for tensor in reader.tensors)
-    name = str(reader.fields["general.name"].contents())
-    return Model(path, digest, config, tokenizer_from(*vocabulary), weights_from(tensors, config), name, dict(formats))
+    return Model(path, config, tokenizer_from(*vocabulary), weights_from(tensors, config), dict(formats))
 
 
 def config_from(fields: dict) -> Config:

@@ -42,14 +42,12 @@ def held_in_cache(batch: int, cache: int | None) -> str:
     """Whether the copy's working set, x and the array it writes, fits in the cache the machine reports."""
     if cache is None:
         return "the least size the build times, as no cache size is known"
+    together = f"x and the array written together ({binary_size(2 * batch)})"
     if 2 * batch > cache:
-        return (
-            f"x and the array written together ({binary_size(2 * batch)}) are larger than that cache, "
-            "so the timings include trips to main memory"
-        )
+        return f"{together} are larger than that cache, so the timings include trips to main memory"
     return (
-        f"x and the array written together ({binary_size(2 * batch)}) fit within that cache as reported, "
-        "so the copy's timings are of data a cache can hold; the formula's temporaries may not"
+        f"{together} fit within that cache as reported, so the copy's timings are of data a cache can hold; "
+        "the formula's temporaries may not"
     )
 
 

@@ -146,7 +146,7 @@ def _no_decay_policy(rate, updates) -> Solution:
     )
 
 
-def _box(ax, x, y, text, width=2.6, height=0.6, style="-", double=False, colour="white"):
+def _box(ax, x, y, text, width=2.6, height=0.6, colour="white"):
     ax.add_patch(
         FancyBboxPatch(
             (x - width / 2, y - height / 2),
@@ -155,23 +155,9 @@ def _box(ax, x, y, text, width=2.6, height=0.6, style="-", double=False, colour=
             boxstyle="round,pad=0.05",
             facecolor=colour,
             edgecolor="black",
-            linestyle=style,
             linewidth=1.4,
         )
     )
-    if double:
-        inset = 0.07
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - width / 2 + inset, y - height / 2 + inset),
-                width - 2 * inset,
-                height - 2 * inset,
-                boxstyle="round,pad=0.05",
-                facecolor="none",
-                edgecolor="black",
-                linewidth=1.0,
-            )
-        )
     ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,36 +14,104 @@ from matplotlib.figure import Figure
 from predict_check import RIGHT, Axis, Choice, Number, Place, Solution
 
 from ..perf.roofline import Roofline, roofline
-from ..studies import modern
-from ..studies.modern import Kernel, PartialRms
+from ..studies import partial
+from ..studies.partial import LLAMA_WIDTHS, SHARE, PartialRms
 from ..views.figures import BLUE, SMALLEST_TEXT, STYLES, for_phones, new_axes, roofline_axes
 from ..views.tables import markdown_table
 from . import COURSE, holds
 
+BFLOAT16_BYTES = 2
+FLOPS_PER_ELEMENT = 5  # the addition, then the norm's square, sum, scaling and gain
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One way to run h' = h + f, y = RMSNorm(h'): the arrays each pass reads and writes, per element."""
+
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+
+    def bytes_per_element(self, itemsize: int = BFLOAT16_BYTES) -> int:
+        return itemsize * (len(self.reads) + len(self.writes))
+
+    def intensity(self, itemsize: int = BFLOAT16_BYTES) -> float:
+        """Flops per byte moved."""
+        return FLOPS_PER_ELEMENT / self.bytes_per_element(itemsize)
+
+
+KERNELS = (
+    # the addition writes h' to memory; the norm reads it back (a row at a time, held while it scales)
+    Kernel("add, then RMSNorm", ("h", "f", "h' (again)"), ("h'", "y")),
+    # one pass: h and f come in, the new stream and the normalized row go out
+    Kernel("fused add + RMSNorm", ("h", "f"), ("h'", "y")),
+)
+
+
+ROW_KINDS = {  # what a row holds, each as a language model's activations might
+    "independent standard normal": "normal",
+    "normal, shifted by 1.5 (the history page's rows)": "offset",
+    "Student-t, 3 degrees of freedom (heavy tails)": "heavy",
+    "normal, with one outlier channel of 60 past the first p": "outlier",
+}
+OFFSET, TAIL_DEGREES, OUTLIER = 1.5, 3, 60.0
+READ = partial.values_read(SHARE, LLAMA_WIDTHS[0])  # the values the chapter's estimate reads of a row
+
+
+def rows_of(kind: str, rows: int, width: int, rng: np.random.Generator) -> np.ndarray:
+    """Seeded rows of one kind: independent normals, shifted ones, heavy-tailed ones, or one fixed outlier channel."""
+    if kind == "heavy":
+        return rng.standard_t(TAIL_DEGREES, (rows, width))
+    x = rng.standard_normal((rows, width))
+    if kind == "offset":
+        return x + OFFSET
+    if kind == "outlier":
+        x[:, -1] = OUTLIER  # the same channel in every row, far past the share an estimate reads
+    return x
+
+
+@functools.cache
+def partial_rms_by_kind(width: int = LLAMA_WIDTHS[0], share: float = SHARE, rows: int = partial.ROWS, seed: int = 0):
+    """The median error of the partial RMS at one width and share, for each kind of row.
+
+    The first kind, independent normals, draws first from the same seed as ``partial_rms``, whose
+    first width is this one: the same rows, so the chapter shows one error for them, not two.
+    """
+    rng = np.random.default_rng(seed)
+    return {
+        name: float(np.median(partial.partial_error(rows_of(kind, rows, width, rng), share)))
+        for name, kind in ROW_KINDS.items()
+    }
+
+
+def partial_rms_spread(count: int) -> float:
+    """The standard deviation of the relative error of an RMS from ``count`` unit normals: sqrt(1 / (2 count))."""
+    return float(np.sqrt(1 / (2 * count)))
+
 
 def values() -> SimpleNamespace:
-    unfused, fused = modern.KERNELS
+    unfused, fused = KERNELS
     roof = roofline()
     holds(fused.intensity() < roof.ridge, "both kernels sit on the sloped part of the roof")
-    partial = modern.partial_rms()
-    holds(all(0.01 <= partial.error(w) < 0.1 for w in modern.LLAMA_WIDTHS), "a few per cent at LLaMA's widths")
-    holds(all(np.all(np.diff(e) <= 0) for e in partial.median_error.values()), "the error falls as the share grows")
-    kinds = modern.partial_rms_by_kind()
+    estimate = partial.partial_rms()
+    holds(all(0.01 <= estimate.error(w) < 0.1 for w in LLAMA_WIDTHS), "a few per cent at LLaMA's widths")
+    holds(all(np.all(np.diff(e) <= 0) for e in estimate.median_error.values()), "the error falls as the share grows")
+    kinds = partial_rms_by_kind()
     gaussian = kinds[next(iter(kinds))]
     holds(max(kinds.values()) > 5 * gaussian, "heavy tails and outliers are far worse than independent normals")
-    holds(gaussian == partial.error(modern.LLAMA_WIDTHS[0]), "the table's normal rows are the figure's")
+    holds(gaussian == estimate.error(LLAMA_WIDTHS[0]), "the table's normal rows are the figure's")
     return SimpleNamespace(
-        kernels=modern.KERNELS,
+        kernels=KERNELS,
         roof=roof,
         saving=f"{unfused.bytes_per_element() / fused.bytes_per_element():.2f}",
-        share=f"{modern.SHARE:.2%}",
-        widths=", ".join(str(w) for w in modern.LLAMA_WIDTHS),
-        errors=", ".join(f"{partial.error(w):.1%}" for w in modern.LLAMA_WIDTHS),
-        partial=partial,
+        share=f"{SHARE:.2%}",
+        widths=", ".join(str(w) for w in LLAMA_WIDTHS),
+        errors=", ".join(f"{estimate.error(w):.1%}" for w in LLAMA_WIDTHS),
+        partial=estimate,
         kinds=kinds,
-        read=modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0]),
-        spread=f"{modern.partial_rms_spread(modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])):.1%}",
-        first_width=modern.LLAMA_WIDTHS[0],
+        read=READ,
+        spread=f"{partial_rms_spread(READ):.1%}",
+        first_width=LLAMA_WIDTHS[0],
     )
 
 
@@ -70,7 +140,7 @@ def _format(dtype: str) -> dict[str, str]:
 )
 def _fused_bytes(dtype, size) -> Solution:
     itemsize = FORMATS[dtype]
-    unfused, fused = modern.KERNELS
+    unfused, fused = KERNELS
     moved = fused.bytes_per_element(itemsize)
     other = itemsize // 2 or 2  # the format half as wide (float8: twice as wide), a slip in the number's size
     return Solution(
@@ -100,7 +170,7 @@ FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
     "gain). Run as {how}, in {dtype}, where does it sit on a roofline's intensity axis?",
     Place(INTENSITY, tolerance=0.15),
     "Intensity is operations divided by bytes moved, per element.",
-    given={"flops": modern.FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
+    given={"flops": FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
     variants=(
         {"dtype": "float32"},
         {"dtype": "float8"},
@@ -110,7 +180,7 @@ FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
     ),
 )
 def _fused_intensity(flops, dtype, how) -> Solution:
-    kernel = modern.KERNELS[1 if how == FUSED else 0]
+    kernel = KERNELS[1 if how == FUSED else 0]
     moved = kernel.bytes_per_element(FORMATS[dtype])
     intensity = flops / moved
     return Solution(
@@ -119,7 +189,7 @@ def _fused_intensity(flops, dtype, how) -> Solution:
         slips=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
         detail="Where that lies left of a machine's ridge, as on the roofline the cost page measured, memory sets "
         "the speed: fewer bytes per element mean a proportionally faster kernel.",
-        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in modern.KERNELS]},
+        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in KERNELS]},
     )
 
 
@@ -129,9 +199,9 @@ PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)} 
 @COURSE.exercise(
     "partial-rms-error",
     "How far off a partial RMS is",
-    f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {modern.LLAMA_WIDTHS[0]} "
-    f"independent standard normal values and p = {modern.SHARE:.2%} "
-    f"({modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])} "
+    f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {LLAMA_WIDTHS[0]} "
+    f"independent standard normal values and p = {SHARE:.2%} "
+    f"({READ} "
     "values), about how far off is the estimate, typically?",
     Choice.of(
         {
@@ -145,14 +215,14 @@ PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)} 
     "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
 )
 def _partial_rms_error() -> Solution:
-    error = modern.partial_rms().error(modern.LLAMA_WIDTHS[0])
+    error = partial.partial_rms().error(LLAMA_WIDTHS[0])
     nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
-    count = modern.values_read(modern.SHARE, modern.LLAMA_WIDTHS[0])
+    count = READ
     return Solution(
         PARTIAL_ERRORS[nearest],
-        f"A few per cent: over {modern.ROWS:,} seeded rows the median error is {error:.1%}.",
+        f"A few per cent: over {partial.ROWS:,} seeded rows the median error is {error:.1%}.",
         detail=(
-            f"The error's spread is about sqrt(1 / (2n)) = {modern.partial_rms_spread(count):.1%} for n = {count}; "
+            f"The error's spread is about sqrt(1 / (2n)) = {partial_rms_spread(count):.1%} for n = {count}; "
             "the median of a normal error's size is about two thirds of its spread."
         ),
     )

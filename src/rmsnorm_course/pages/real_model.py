@@ -11,8 +11,7 @@ from predict_check import RIGHT, Choice, Number, Solution
 
 from ..core.format import fmt
 from ..model import measurements as real_model
-from ..model.measurements import Measurements as RealMeasurements
-from ..studies import modern
+from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
 from . import COURSE, holds
 
@@ -34,12 +33,6 @@ def _asked_as_measured(m: real_model.Measurements) -> None:
     holds(np.ceil(float(m.mean_over_rms.max()) * 10) / 10 == asked["largest_mean"], "the largest mean the box gives")
 
 
-def _synthetic_partial_error(width: int) -> float:
-    """pRMSNorm's typical error on rows of independent standard normal values of the model's width (seeded)."""
-    rows = np.random.default_rng(0).standard_normal((modern.ROWS, width))
-    return float(np.median(modern.partial_error(rows, modern.SHARE)))
-
-
 def values() -> SimpleNamespace:
     m = real_model.measurements()
     _asked_as_measured(m)
@@ -53,13 +46,11 @@ def values() -> SimpleNamespace:
     half, inside, brain = (list(m.precisions).index(name) for name in real_model.PRECISIONS)
     overflowing = m.float16_overflows > 0
     holds(np.all(m.precision_error[half][overflowing] == 1), "the float16 formula loses every overflowing row")
-    changed = [eps for eps, tops in zip(m.epsilons[1:], m.eps_top[1:]) if eps > 0 and np.any(tops != m.eps_top[0])]
-    synthetic = _synthetic_partial_error(int(m.partial_values) * 16)
+    width = int(m.partial_values) * 16
     formats = dict(zip(m.formats.tolist(), m.format_counts.tolist()))
     config = real_model.shape_of(m)
     return SimpleNamespace(
         m=m,
-        config=config,
         blocks=config.blocks,
         width=config.width,
         heads=config.heads,
@@ -68,14 +59,11 @@ def values() -> SimpleNamespace:
         rope_base=f"{config.rope_base:g}",
         vocab=f"{config.vocab:,}",
         model_eps=f"{config.eps:.9g}",
-        name=str(m.model_name),
         formats=", ".join(f"{count} in {kind}" for kind, count in formats.items()),
         gains=formats.get("F32", 0),
         prompt=str(m.prompts[0]),
-        predicted=repr(str(m.predicted[0])),
         predicted_all=", ".join(repr(str(token)) for token in m.predicted),
         embedded=f"{m.residual_rms[0, 0]:.3f}",
-        before_final=f"{m.residual_rms[0, -1]:.1f}",
         growth_low=f"{growth.min():.0f}",
         growth_high=f"{growth.max():.0f}",
         branch_low=f"{m.output_rms[:, :-1].min():.2f}",
@@ -93,14 +81,14 @@ def values() -> SimpleNamespace:
         partial_share=f"{float(m.partial_share):.2%}",
         partial_median=f"{np.median(m.partial_error):.2f}",
         partial_outlier=f"{m.partial_error[:, -LAST:].min():.1f} to {m.partial_error[:, -LAST:].max():.1f}",
-        partial_synthetic=f"{synthetic:.2f}",
+        partial_synthetic=f"{partial.partial_rms(widths=(width,)).error(width):.2f}",
         overflowing_rows=int(overflowing.sum()),
         rows=overflowing.size,
         largest_square=f"{m.largest_square.max():,.0f}",
         float16_inside=f"{m.precision_error[inside].max():.1g}",
         bfloat16_worst=f"{m.precision_error[brain].max():.2g}",
         bfloat16_median=f"{np.median(m.precision_error[brain]):.2g}",
-        eps_first=f"{min(changed):g}",
+        eps_first=f"{_first_changing_eps(m):g}",
         eps_kl_small=f"{m.eps_kl[m.epsilons == 1e-3].max():.3f}",
         eps_paris=f"{m.eps_kept_probability[0, 0]:.4f} to {m.eps_kept_probability[m.epsilons == 1e-3][0, 0]:.4f}",
         ln_kl=f"{m.layer_norm_kl.min():.3f} to {m.layer_norm_kl.max():.3f}",
@@ -135,11 +123,6 @@ STREAM = {  # the RMS of the row the final norm reads, by the decade it lies in 
 }
 
 
-def _stream_option(rms: float) -> str:
-    """The option whose decade holds the measured RMS of the final norm's row."""
-    return STREAM[max(low for low in STREAM if rms >= low)][0]
-
-
 @COURSE.exercise(
     "stream-growth",
     "The residual stream, thirty blocks on",
@@ -152,9 +135,8 @@ def _stream_option(rms: float) -> str:
 def _stream_growth(embedded) -> Solution:
     m = real_model.measurements()
     start, end = float(m.residual_rms[0, 0]), float(m.residual_rms[0, -1])
-    answer = _stream_option(end)
     return Solution(
-        answer,
+        STREAM[max(low for low in STREAM if end >= low)][0],  # the option whose decade holds the measured RMS
         f"It reads a row of RMS {end:.1f}, {end / start:.0f} times the embedding's: every block adds to the stream.",
         detail="Each RMSNorm hands its branch a row the size of its gain; the stream, never normalized, keeps every "
         "block's addition.",
@@ -219,6 +201,12 @@ def _bfloat16_rows() -> Solution:
 EPSILONS = ("1e-4", "1e-3", "1e-2", "1e-1", "1")
 
 
+def _first_changing_eps(m: real_model.Measurements) -> float:
+    """The smallest eps, above the model's own, at which some prompt's top token changes."""
+    tops = zip(m.epsilons[1:], m.eps_top[1:])
+    return min(eps for eps, top in tops if eps > 0 and np.any(top != m.eps_top[0]))
+
+
 @COURSE.exercise(
     "eps-threshold",
     "The eps that changes the prediction",
@@ -237,8 +225,7 @@ EPSILONS = ("1e-4", "1e-3", "1e-2", "1e-1", "1")
 )
 def _eps_threshold() -> Solution:
     m = real_model.measurements()
-    changed = [eps for eps, tops in zip(m.epsilons[1:], m.eps_top[1:]) if eps > 0 and np.any(tops != m.eps_top[0])]
-    first = min(changed)
+    first = _first_changing_eps(m)
     smallest = float(np.min(m.input_rms)) ** 2
     return Solution(
         min((option for option in EPSILONS if float(option) >= first), key=float),
@@ -279,7 +266,7 @@ def _layer_norm_swap(largest) -> Solution:
 
 
 @for_phones
-def real_stream_figure(m: RealMeasurements) -> Figure:
+def real_stream_figure(m: real_model.Measurements) -> Figure:
     """SmolLM2-135M's residual stream: its RMS after each block, and the RMS of what each norm hands its branch."""
     fig, (stream, handed) = new_axes(9.0, 3.6, columns=2)
     blocks = np.arange(m.residual_rms.shape[1])
@@ -301,7 +288,7 @@ def real_stream_figure(m: RealMeasurements) -> Figure:
 
 
 @for_phones
-def real_gains_figure(m: RealMeasurements) -> Figure:
+def real_gains_figure(m: real_model.Measurements) -> Figure:
     """SmolLM2-135M's 61 RMSNorm gains, norm by norm: their mean and the middle 80% of their 576 values."""
     fig, (ax,) = new_axes(7.2, 3.4)
     norms = np.arange(1, len(m.gain_mean) + 1)

@@ -13,10 +13,8 @@ by numpy's fastest loops, over arrays of one shape (rows narrower than
 ``JOIN_WIDTH`` build the factor from the gain tiled as a block, a fourth trip, where
 the input is ``SCRATCH_SHARE`` blocks or more).
 
-An input of up to two L2 caches (``whole_bytes``) is taken whole, by a short route
-with no more numpy calls than the formula as written, y = (x * 1/RMS) * gain, its
-1/RMS in Python floats for up to ``FEW_ROWS`` rows: the same float64 arithmetic,
-rounded once.
+An input of up to two L2 caches (``whole_bytes``) is taken whole, in no more numpy
+calls than the formula as written (``_taken_whole``).
 
 Every row's S + d*eps is kept, and one test of their range after the last block
 (core's ``outside``) finds the rows that need more care: squares that overflow or
@@ -30,7 +28,6 @@ multiplies it, where core rounds x * 1/RMS first).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -249,8 +246,9 @@ def _scale_blocks(
     written = None if targets.dtype == working else np.empty((step, width), working)
     narrow = gain is not None and width < JOIN_WIDTH and rows >= SCRATCH_SHARE * step
     tiled = np.tile(gain, (step, 1)) if narrow else None
-    for span in _blocks(rows, step):
-        n = span.stop - span.start
+    for start in range(0, rows, step):
+        span = slice(start, min(start + step, rows))
+        n = span.stop - start
         block = _in_dtype(sources[span], converted)
         total = row_dots(block, block, totals[span], width * eps)
         column = inverse_rms(total, width, working, inverse[:n])[:, None]
@@ -299,11 +297,6 @@ def _joined_totals(working: np.dtype, width: int, gain: np.ndarray | None) -> tu
 def rows_per_block(x: np.ndarray, working: np.dtype, block_bytes: int) -> int:
     """Rows per block: as many as fit in ``block_bytes`` of the compute dtype, and at least one."""
     return max(1, block_bytes // (x.shape[-1] * working.itemsize))
-
-
-def _blocks(rows: int, step: int) -> Iterator[slice]:
-    for start in range(0, rows, step):
-        yield slice(start, min(start + step, rows))
 
 
 def _as_they_are(rows: np.ndarray, working: np.dtype) -> bool:

@@ -170,19 +170,6 @@ def cost_timings(
     return {FORWARD: timings(forward, repeats), BACKWARD: timings(backward, repeats)}
 
 
-def cost_ratios(
-    shape: tuple[int, ...] | None = None, dtype: npt.DTypeLike = np.float32, repeats: int = 7, seed: int = 0
-) -> dict[str, dict[str, float]]:
-    """Forward and backward times of RMSNorm and LayerNorm as multiples of one copy of x (medians of the rounds)."""
-    measured = cost_timings(shape, dtype, repeats, seed)
-    return {
-        direction: {
-            name: spread.median for name, spread in t.ratios(COPY).items() if name != COPY or direction == FORWARD
-        }
-        for direction, t in measured.items()
-    }
-
-
 @dataclass(frozen=True)
 class SizeSweep:
     """Forward times of the copy, the kernel and the formula at growing input sizes, in one dtype."""

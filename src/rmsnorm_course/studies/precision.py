@@ -146,14 +146,6 @@ def pairwise_sum(value: float, count: int, bits: int) -> float:
     return sums[0]
 
 
-def bfloat16_running_sum(values: npt.ArrayLike) -> float:
-    """Add ``values`` one at a time, rounding the total to bfloat16 after every addition."""
-    total = np.float32(0)
-    for value in np.asarray(values, dtype=np.float32):
-        total = to_bfloat16(total + value)[()]
-    return float(total)
-
-
 @dataclass(frozen=True)
 class Bfloat16:
     """What bfloat16 keeps of float32 (the range) and what it drops (the digits)."""
@@ -161,7 +153,7 @@ class Bfloat16:
     square_of_row: float  # HALF_PRECISION_ROW[0]**2 in bfloat16: finite, unlike float16
     largest: float
     spacing_at_one: float  # the gap above 1.0: 2**-7
-    running_sum: float  # SUM_LENGTH ones, summed in bfloat16
+    running_sum: float  # SUM_LENGTH ones, summed one at a time in bfloat16
     float32_sum: float  # the same sum in float32
 
     @property
@@ -172,12 +164,11 @@ class Bfloat16:
 
 def bfloat16() -> Bfloat16:
     value = np.float32(HALF_PRECISION_ROW[0])
-    ones = np.ones(SUM_LENGTH, np.float32)  # the squares of a row of ones (or of -1s)
     largest, above_one = np.array([0x7F7F0000, 0x3F800000 + (1 << 16)], np.uint32).view(np.float32)
     return Bfloat16(
         square_of_row=float(to_bfloat16(to_bfloat16(value) ** 2)),
         largest=float(largest),
         spacing_at_one=float(above_one) - 1,  # the next bit pattern above 1.0
-        running_sum=bfloat16_running_sum(ones),
-        float32_sum=float(np.sum(ones)),
+        running_sum=stalled_sum(1.0, SUM_LENGTH, BFLOAT16_SIGNIFICAND_BITS),
+        float32_sum=float(np.sum(np.ones(SUM_LENGTH, np.float32))),  # the squares of a row of ones, in float32
     )
