@@ -20,6 +20,7 @@ import shlex
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,7 +118,7 @@ def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answe
     lines = text.splitlines()
     assert lines[:3] == [
         "# My predictions, typed in the prediction boxes of the RMSNorm chapter.",
-        "# Grade them in the course's folder:  make grade ANSWERS=/path/to/answers.toml",
+        "# Grade them with:  python -m predict_check grade --course rmsnorm-course /path/to/answers.toml",
         "# where /path/to is the folder this file is in.",
     ]
     assert lines[3:5] == ['mean-square = "12.5"', 'reciprocal-rms = ""']
@@ -133,11 +134,11 @@ def test_the_file_lists_every_exercise_then_the_first_tries_then_when_each_answe
     assert AnswerSheet.read(COURSE, path).problems() == []  # the grader ignores when an answer was typed
 
 
-def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path, make_on_a_copy):
+def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
     """Saved anywhere (a download lands where the browser puts it), the comment's command grades the file.
 
-    The command runs on a copy of the course's Makefile and exercises, with make's own
-    settings taken out of the environment, as a learner's shell would run it.
+    The command runs from another folder with the Python the course is installed in, as a
+    learner's shell with that environment active would run it.
     """
     folder = tmp_path / "Downloads"
     folder.mkdir()
@@ -145,8 +146,8 @@ def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path, make_on_a_copy
     path.write_text(typed_answers_file(COURSE, Predictions(last={"mean-square": "12.5"}), path.name), encoding="utf-8")
     comment = path.read_text(encoding="utf-8").splitlines()[1]
     program, *arguments = shlex.split(comment.split(":  ", 1)[1].replace("/path/to", str(folder)))
-    assert program == "make"
-    run = make_on_a_copy(*arguments)
+    assert program == "python"
+    run = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert score_line(run) == f"score: 1/{len(COURSE.exercises)}"
 
 
@@ -554,8 +555,8 @@ def test_a_deleted_notebook_folder_is_said_in_words_and_nothing_kept_is_lost(tmp
     assert AnswerSheet.read(COURSE, notebooks / "answers.toml").grade("mean-square").correct
 
 
-def test_a_package_installed_apart_from_its_course_names_no_grade_command_that_would_fail(tmp_path, monkeypatch):
-    monkeypatch.setattr(COURSE, "grader", tmp_path / "no-exercises")
+def test_a_course_no_distribution_registers_names_no_grade_command_that_would_fail(tmp_path, monkeypatch):
+    monkeypatch.setattr(COURSE, "name", "not-installed")  # the grade command finds a course by its name
     kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     assert kept.save(tmp_path) == f"Saved 1 of {len(COURSE.exercises)} predictions to {tmp_path / 'answers.toml'}."

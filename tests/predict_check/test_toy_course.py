@@ -76,7 +76,7 @@ def test_its_blank_file_says_to_grade_it_as_the_toy_course_grades_its_files(regi
     assert engine.main(["template", "--course", "toy-course"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "# Predict, then check: your answers to the exercises of the toy course."
-    grading = lines.index("# Grade this file in the course's folder with:")
+    grading = lines.index("# Grade this file with:")
     assert lines[grading + 1 : grading + 3] == [
         "#     python -m pytest toy-grader --answers=/path/to/answers.toml",
         "# where /path/to is the folder this file is in.",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib
 from importlib.resources import files
-from pathlib import Path
 
 import numpy as np
 
@@ -31,8 +30,7 @@ COURSE = Course(
     "rmsnorm-course",
     "the RMSNorm chapter",
     cache_variable=cache.VARIABLE,
-    grader=Path(__file__).resolve().parents[3] / "exercises",  # the grading tests, beside the package's source
-    grade_file="make grade ANSWERS=/path/to/{file}",
+    grade_file="python -m predict_check grade --course rmsnorm-course /path/to/{file}",  # wherever it is installed
 )
 CONTENTS = files(__name__) / "contents.txt"  # the pages with a module, in the book's order: make boxes writes it
 

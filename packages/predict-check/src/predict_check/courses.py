@@ -14,10 +14,8 @@ from __future__ import annotations
 from importlib import metadata
 
 from .errors import GradingError
-from .exercises import Course
+from .exercises import GROUP, Course
 from .untrusted import quoted
-
-GROUP = "predict_check.courses"
 
 
 def load_course(name: str | None = None) -> Course:

@@ -21,11 +21,12 @@ import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from pathlib import Path
 
 from .errors import UnknownExercise
 from .kinds import Choice, Kind, Reading
 from .untrusted import quoted
+
+GROUP = "predict_check.courses"  # the entry points under which a course's distribution registers its Course
 
 
 @dataclass(frozen=True)
@@ -141,9 +142,8 @@ class Course:
 
     ``name`` is the course's distribution (its version names the answer key);
     ``cache_variable`` the environment variable that names where computed answers
-    are kept (``off`` keeps nothing). ``grader`` is the folder whose pytest run grades
-    an answers file (``pytest_plugin``), where the course has one beside it, and
-    ``grade_file`` how a saved file says to grade it (``{file}`` is its name).
+    are kept (``off`` keeps nothing); ``grade_file`` how a saved file says to grade it
+    (``{file}`` is its name).
     """
 
     def __init__(
@@ -151,11 +151,10 @@ class Course:
         name: str,
         title: str,
         cache_variable: str,
-        grader: Path | None = None,
-        grade_file: str = "pytest --answers=/path/to/{file}",
+        grade_file: str = "python -m predict_check grade /path/to/{file}",
     ):
         self.name, self.title, self.cache_variable = name, title, cache_variable
-        self.grader, self.grade_file = grader, grade_file
+        self.grade_file = grade_file
         self.exercises: dict[str, Exercise] = {}
 
     def __iter__(self) -> Iterator[Exercise]:
@@ -163,6 +162,11 @@ class Course:
 
     def __len__(self) -> int:
         return len(self.exercises)
+
+    @property
+    def registered(self) -> bool:
+        """Whether an installed distribution registers this course under its name, where the engine's commands look."""
+        return any(entry.name == self.name for entry in metadata.entry_points(group=GROUP))
 
     @functools.cached_property
     def version(self) -> str:

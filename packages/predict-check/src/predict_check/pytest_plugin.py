@@ -54,11 +54,16 @@ def answer_test(course: Course) -> Callable:
 
     @pytest.mark.parametrize("exercise_id", list(course.exercises))
     def test_answer(exercise_id: str, grader: Grader, request: pytest.FixtureRequest) -> None:
-        verdict = grader.grade(request.node.nodeid, exercise_id)
-        if not verdict.correct:
-            pytest.fail(grader.sheet.explain(verdict), pytrace=False)
+        judged(exercise_id, grader, request)
 
     return test_answer
+
+
+def judged(exercise_id: str, grader: Grader, request: pytest.FixtureRequest) -> None:
+    """The answer to ``exercise_id`` graded; where it is not right, the test fails with the verdict in words."""
+    verdict = grader.grade(request.node.nodeid, exercise_id)
+    if not verdict.correct:
+        pytest.fail(grader.sheet.explain(verdict), pytrace=False)
 
 
 def _same_file(first: Path, second: Path) -> bool:

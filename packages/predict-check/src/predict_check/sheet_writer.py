@@ -39,10 +39,10 @@ FILE_NAME = "answers.toml"  # the download's name when no student name is given,
 SOLUTIONS_NAME = "solutions.toml"  # the reference answers' file, as their header names it
 BLANK = '""'
 # The comments of the file the boxes save; {title} is the course's, {file} the file's own name. Where it
-# was saved is the reader's choice, so the way to grade it says where to run it.
+# was saved is the reader's choice, so the way to grade it names its folder /path/to.
 COMMENTS = {
     "header": "# My predictions, typed in the prediction boxes of {title}.",
-    "grade": "# Grade them in the course's folder:  {grade}",
+    "grade": "# Grade them with:  {grade}",
     "where": "# where /path/to is the folder this file is in.",
     "first": "# Each exercise's first prediction, as kept where you typed it: your own record, not part of the score.",
     "shown": "# The exercises whose answer you asked to see before your first prediction.",
@@ -50,7 +50,7 @@ COMMENTS = {
     "variants": '# Answers to "Try another": practice, never part of the score.',
 }
 # How the blank file and the reference answers say to grade them: the course's command, on a line of its own.
-GRADE = "Grade this file in the course's folder with:"
+GRADE = "Grade this file with:"
 WHERE = COMMENTS["where"].removeprefix("# ")
 MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as the page's Date.toISOString writes it, UTC
 
@@ -254,14 +254,14 @@ def _replace(path: Path, text: str) -> None:
         raise
 
 
-def grade_command(course: Course, path: str | Path) -> str | None:
-    """The command that grades the file at ``path`` from any folder: this Python, the course's grader, quoted.
+def grade_command(course: Course, path: Path) -> str | None:
+    """The command that grades the file at ``path`` (absolute) from any folder: this Python's engine grader, quoted.
 
-    None where the course has no grader folder (installed apart from it).
+    None where no installed distribution registers the course under its name (the grader would not find it).
     """
-    if course.grader is None or not (course.grader / "conftest.py").is_file():
+    if not course.registered:
         return None
-    return shlex.join([sys.executable, "-P", "-m", "pytest", str(course.grader), f"--answers={path}"])
+    return shlex.join([sys.executable, "-P", "-m", "predict_check", "grade", "--course", course.name, str(path)])
 
 
 def answers_file(course: Course, solutions: bool = False) -> str:
