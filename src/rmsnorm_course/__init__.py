@@ -1,8 +1,8 @@
 """RMSNorm, taught by prediction and evidence: the package behind the course chapter.
 
 ``import rmsnorm_course`` loads the core only (the maths). ``check``, the exercises'
-verdicts, loads on first use, with the studies that solve them and the engine that
-judges them (``predict_check``).
+verdicts, loads on first use, with the pages that declare and solve them (``pages``) and
+the engine that judges them (``predict_check``).
 """
 
 from __future__ import annotations

@@ -1,2 +1,4 @@
-"""What the chapter measures with the core: the worked example, the evidence, the
-comparisons, the block, the formulas as written, cost and precision. Imports the core (and ``cache``) only."""
+"""What several pages share, computed with the core: the worked example and the yardsticks,
+the evidence, the comparisons, the block, the formulas as written, precision, today's variants,
+the sources as data, and what is computed once and cached. Imports the core, and of the engine
+its cache alone (``cache``)."""
