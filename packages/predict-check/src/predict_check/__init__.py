@@ -10,7 +10,8 @@ pytest (``pytest_plugin``), and draws each exercise as a box, a widget in Jupyte
 kernel-free form in a built page (``box``), whose scripts a Jupyter Book serves (``sphinx``);
 in JupyterLab its extension (``lab/``) holds back what follows a box until it is answered.
 It writes what a box and a listing of the code need in their page's cells (``page_cells``,
-``listings``), and prints a course's blank answers file (``python -m predict_check template``).
+``listings``), prints a course's blank answers file (``python -m predict_check template``) and
+grades one from any folder, with no grading folder beside the course (``grading``, ``grade``).
 It never imports a course: the installed ones are found by name (``courses``).
 
 Its public API is the names below: what a course declares itself with, and all that a grader
