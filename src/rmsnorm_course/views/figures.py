@@ -1,7 +1,8 @@
-"""Every figure in the chapter, drawn from computed values.
+"""How every figure in the chapter is drawn: the style, the phone version, the shared axes and the explorer's figure.
 
-Each function returns a closed matplotlib Figure (so a notebook shows it once,
-as the cell's value). Lines differ by style and marker as well as colour, so
+Each page's figures are functions in its own module, ``pages/<page>.py``, drawn with
+these; each returns a closed matplotlib Figure (so a notebook shows it once, as the
+cell's value). Lines differ by style and marker as well as colour, so
 every figure reads in greyscale.
 
 A figure the book shows is drawn twice: at page width, and for a phone, where its
