@@ -10,7 +10,7 @@ from ..core.layer import RMSNorm
 from ..studies import evidence
 from ..studies.block import PreNormBlock, fold_gain
 from ..studies.thresholds import ROUNDING
-from . import holds
+from . import EPS, holds
 
 
 def values(exercises: int) -> SimpleNamespace:
@@ -20,7 +20,7 @@ def values(exercises: int) -> SimpleNamespace:
     holds(collected.passed, "every check of the evidence report passed")
     block = PreNormBlock(width=8, seed=0)
     row = np.random.default_rng(3).normal(size=8)
-    norm = RMSNorm.from_gain(np.random.default_rng(4).uniform(0.5, 1.5, 8))
+    norm = RMSNorm.from_gain(np.random.default_rng(4).uniform(0.5, 1.5, 8), eps=EPS)
     projection = block.mix.value
     through_gain = norm(row) @ projection
     folded = norm.forward(row).normalized @ fold_gain(norm.gain.value, projection)
