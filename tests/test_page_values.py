@@ -9,51 +9,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from book_pages import timed, values
 from rmsnorm_course.pages import COURSE, UnsupportedClaim, cost, history, modern_kernels, predict, training, what_next
+from rmsnorm_course.pages import PAGES as MODULE_PAGES
 from rmsnorm_course.perf import timings as cost_study
 from rmsnorm_course.perf.roofline import Roofline
 from rmsnorm_course.studies import evidence
-from rmsnorm_course.views.explorer import SCALE_MAX, SCALE_MIN
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
-MODULES = {  # page -> how its values are made (cost is timed, and read by its own tests below)
-    "index": lambda m: m.values(),
-    "predict": lambda m: m.values(),
-    "follow-one-vector": lambda m: m.values(),
-    "formula": lambda m: m.values(),
-    "scale-and-epsilon": lambda m: m.values(SCALE_MIN, SCALE_MAX),
-    "history": lambda m: m.values(),
-    "implementation": lambda m: m.values(),
-    "backward": lambda m: m.values(),
-    "boundaries": lambda m: m.values(),
-    "in-the-model": lambda m: m.values(),
-    "training": lambda m: m.values(),
-    "modern-gains": lambda m: m.values(),
-    "modern-blocks": lambda m: m.values(),
-    "modern-kernels": lambda m: m.values(),
-    "precision": lambda m: m.values(),
-    "real-model": lambda m: m.values(),
-    "what-next": lambda m: m.values(len(COURSE.exercises)),
-}
+PAGES = [page for page in MODULE_PAGES if not timed(page)]  # cost is timed, and read by its own tests below
 
 
-@pytest.mark.parametrize("name", list(MODULES))
-def test_every_value_a_page_reads_is_computed_by_its_module(name):
-    import importlib
-
-    module = importlib.import_module(f"rmsnorm_course.pages.{name.replace('-', '_')}")
-    page = MODULES[name](module)
-    read = set(re.findall(r"\{eval\}`page\.(\w+)`", (BOOK / f"{name}.md").read_text(encoding="utf-8")))
+@pytest.mark.parametrize("name", PAGES)
+def test_every_value_a_page_reads_is_computed_by_its_module_and_prints_as_prose(name):
+    """As text: numpy 2 writes a 0-d string as np.str_('...'), a number as np.float64(...)."""
+    page = values(name)
+    text = (BOOK / f"{name.replace('_', '-')}.md").read_text(encoding="utf-8")
+    read = set(re.findall(r"\{eval\}`page\.(\w+)`", text))
     assert read <= set(vars(page)), read - set(vars(page))
-
-
-@pytest.mark.parametrize("name", list(MODULES))
-def test_every_value_a_page_reads_prints_as_prose_not_as_numpy_writes_its_types(name):
-    """A page's values read as text: numpy 2 writes a 0-d string as np.str_('...'), a number as np.float64(...)."""
-    import importlib
-
-    module = importlib.import_module(f"rmsnorm_course.pages.{name.replace('-', '_')}")
-    page = MODULES[name](module)
     assert {field: repr(value) for field, value in vars(page).items() if isinstance(value, np.generic)} == {}
 
 
