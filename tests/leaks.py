@@ -9,6 +9,7 @@ import numpy as np
 
 from predict_check.exercises import Exercise
 from predict_check.kinds import Choice, Shape
+from solved import solved
 
 SPECS = (".6f", ".5f", ".4f", ".3g", ".4g", ".5g", ".6g", "g")  # six decimals, and three significant figures or more
 
@@ -20,7 +21,7 @@ def expected_renderings(exercise: Exercise, whole: bool = False) -> list[str]:
     in any text to count on its own; the vector as a whole still does. With ``whole`` a
     vector's forms are only the whole vector's (a coordinate may rightly appear elsewhere).
     """
-    kind, answer = exercise.kind, exercise.solve().answer
+    kind, answer = exercise.kind, solved(exercise).answer
     if isinstance(kind, Choice):
         return [answer, f"{kind.letters[kind.index(answer)]})"]
     if isinstance(kind, Shape):
@@ -63,7 +64,7 @@ def _as_number(form: str) -> re.Pattern[str]:
 
 def states(text: str, exercise: Exercise) -> str | None:
     """The form in which ``text`` states the exercise's expected answer, or None."""
-    kind, answer = exercise.kind, exercise.solve().answer
+    kind, answer = exercise.kind, solved(exercise).answer
     if isinstance(kind, Choice):
         letter = kind.letters[kind.index(answer)]
         words = re.search(rf"(?<![A-Za-z]){re.escape(answer)}(?![A-Za-z])", text)
@@ -88,13 +89,13 @@ def _said_to_every_student(course) -> list[str]:
     """What any page may say whoever reads it: each question and title, and what a verdict says to a wrong answer."""
     texts = []
     for exercise in course:
-        solved = exercise.solve()
+        solution = solved(exercise)
         texts += [
             exercise.prompt,
             exercise.title,
             exercise.hint,
             exercise.nonfinite,
-            *(note for _, note in solved.slips),
+            *(note for _, note in solution.slips),
         ]
     return sorted({" ".join(text.split()) for text in texts if text}, key=len, reverse=True)
 

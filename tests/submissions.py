@@ -18,6 +18,7 @@ from hostile import HOSTILE
 from predict_check.exercises import Exercise
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from rmsnorm_course.pages import COURSE
+from solved import solved
 
 SEED = 15
 WHOLE_FILE_REFUSALS = (
@@ -33,7 +34,7 @@ HOSTILE_EVERY = 50  # one file in this many is hostile whole
 
 def right(exercise: Exercise) -> str:
     """The reference answer, as the solutions file writes it (TOML text)."""
-    return exercise.kind.toml(exercise.solve().answer)
+    return exercise.kind.toml(solved(exercise).answer)
 
 
 def quoted(exercise: Exercise) -> str:
@@ -44,7 +45,7 @@ def quoted(exercise: Exercise) -> str:
 
 def wrong(exercise: Exercise) -> str:
     """A readable answer of the right kind that is not the reference."""
-    kind, answer = exercise.kind, exercise.solve().answer
+    kind, answer = exercise.kind, solved(exercise).answer
     if isinstance(kind, (Number, Place)):
         return kind.toml(2 * answer + 1)
     if isinstance(kind, Vector):
@@ -57,7 +58,7 @@ def wrong(exercise: Exercise) -> str:
 
 def slip(exercise: Exercise) -> str | None:
     """The first known slip's answer (TOML text), or None for an exercise without one."""
-    slips = exercise.solve().slips
+    slips = solved(exercise).slips
     return exercise.kind.toml(slips[0][0]) if slips else None
 
 
