@@ -204,8 +204,9 @@ def test_roofline_figure_plots_the_roof_and_the_measured_point():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
 
 
+@pytest.fixture(scope="module")
 def every_figure():
-    """Every figure the book draws, from small but real inputs."""
+    """Every figure the book draws, from small but real inputs: drawn once for the tests that read them all."""
     import tiny_llama
     from rmsnorm_course.model import measurements as real_model
     from rmsnorm_course.perf.roofline import Roofline
@@ -246,19 +247,19 @@ def every_figure():
     }
 
 
-def test_every_figure_the_pages_draw_is_checked():
+def test_every_figure_the_pages_draw_is_checked(every_figure):
     import rmsnorm_course.pages as pages
 
     modules = [figures, *(getattr(pages, name) for name in pages.PAGES)]
     drawn = {f"{module.__name__}.{name}" for module in modules for name in dir(module)
              if getattr(getattr(module, name), "__module__", None) == module.__name__
              and (name.endswith("_figure") or name == "activation_histograms")}  # fmt: skip
-    assert len(every_figure()) == len(drawn)
+    assert len(every_figure) == len(drawn)
 
 
-def test_no_figure_has_text_smaller_than_the_smallest_size_nor_is_wider_than_the_page_allows():
+def test_no_figure_has_text_smaller_than_the_smallest_size_nor_is_wider_than_the_page_allows(every_figure):
     """With figures.SMALLEST_TEXT points at 100 dpi, the pages' CSS keeps every text at 9 px or more as displayed."""
-    for name, fig in every_figure().items():
+    for name, fig in every_figure.items():
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", bbox_inches="tight")  # as the page saves it: cropped, or grown, to its ink
         saved_width = matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
@@ -275,9 +276,9 @@ def _drawn(fig):
     return canvas.get_renderer()
 
 
-def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked():
+def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked(every_figure):
     """At 390 px a phone's column shows a figure whole: one narrow column of panels, text at 9 points or more."""
-    for name, fig in every_figure().items():
+    for name, fig in every_figure.items():
         if name == "class results":  # the class report's figure, not the book's
             continue
         phone = fig.phone()
