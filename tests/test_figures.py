@@ -260,13 +260,36 @@ def test_every_figure_the_pages_draw_is_checked(every_figure):
 def test_no_figure_has_text_smaller_than_the_smallest_size_nor_is_wider_than_the_page_allows(every_figure):
     """With figures.SMALLEST_TEXT points at 100 dpi, the pages' CSS keeps every text at 9 px or more as displayed."""
     for name, fig in every_figure.items():
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", bbox_inches="tight")  # as the page saves it: cropped, or grown, to its ink
-        saved_width = matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
+        saved_width = _saved_width(fig)  # as the page saves it: cropped, or grown, to its ink
         texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
         smallest = min(text.get_fontsize() for text in texts)
         assert smallest >= figures.SMALLEST_TEXT, (name, smallest)
         assert fig.dpi == 100 and saved_width <= figures.WIDEST * fig.dpi, (name, saved_width)
+
+
+def _saved_width(fig) -> int:
+    """Pixels across of ``savefig(bbox_inches="tight")``'s PNG, found as saving finds it, with nothing painted.
+
+    Saving lays the figure out, crops it to its ink and pads it; painting and reading back the
+    pixels would only repeat that width, at about twice the cost.
+    """
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw_without_rendering()
+    ink = fig.get_tightbbox(renderer).padded(matplotlib.rcParams["savefig.pad_inches"])
+    return int(ink.width * fig.dpi)
+
+
+@pytest.mark.parametrize("phone", [False, True])
+def test_measuring_a_figure_s_saved_width_without_painting_it_gives_the_png_s_width(phone):
+    """One figure with its legend outside its panel, saved for real and measured without painting."""
+
+    def drawn():
+        fig = modern_blocks.depth_figure(modern_blocks.stream_through_depth())
+        return fig.phone() if phone else fig
+
+    buffer = io.BytesIO()
+    drawn().savefig(buffer, format="png", bbox_inches="tight")
+    assert _saved_width(drawn()) == matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
 
 
 def _drawn(fig):
@@ -282,14 +305,12 @@ def test_every_figure_the_book_shows_draws_for_a_phone_with_its_panels_stacked(e
         if name == "class results":  # the class report's figure, not the book's
             continue
         phone = fig.phone()
-        buffer = io.BytesIO()
-        phone.savefig(buffer, format="png", bbox_inches="tight")
-        saved_width = matplotlib.image.imread(io.BytesIO(buffer.getvalue())).shape[1]
+        saved_width = _saved_width(phone)
         assert saved_width <= figures.PHONE_WIDEST * phone.dpi, (name, saved_width)
         texts = [t for t in phone.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
         assert min(t.get_fontsize() for t in texts) >= figures.SMALLEST_TEXT, name
         assert len(phone.axes) == len(fig.axes), name
-        # the panels where the save laid them out (saving draws the figure, so there is no need to draw it again)
+        # the panels where measuring the saved width laid them out, as saving does
         boxes = sorted((ax.get_position() for ax in phone.axes), key=lambda box: -box.y1)
         for upper, lower in pairwise(boxes):
             assert lower.y1 <= upper.y0 + 1e-9, f"{name}: panels side by side on a phone"
