@@ -52,6 +52,7 @@ test: $(STAMP)
 	XDG_CONFIG_HOME=$(CURDIR)/_build/config $(MAKE) --no-print-directory -j2 book test-package
 	$(BIN)/python -m pytest $(BOOK_TESTS) -m "not end_to_end"
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache --no-logo
 
 BOOK_TESTS := tests/test_book.py

@@ -5,6 +5,7 @@ forms an answer can be written in), highprecision.py (the exact reference), book
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -19,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # What Hypothesis keeps between runs goes to a temporary folder, not to .hypothesis/ in the repository.
-configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "rmsnorm-course-hypothesis")
+# One folder per checkout, so that two checkouts (or users) on one machine never share what it keeps.
+_CHECKOUT = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"rmsnorm-course-hypothesis-{_CHECKOUT}")
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rmsnorm_course.core.gradcheck import numeric_gradient
+from rmsnorm_course.core.reference import DEFAULT_EPS
 from rmsnorm_course.studies.comparison import (
     IMPLEMENTATIONS,
     activation_comparison,
@@ -60,6 +61,11 @@ def test_placement_values_and_slopes():
 def test_implementations_table_names_each_placement_and_its_source():
     assert all(i.source for i in IMPLEMENTATIONS)
     assert {i.placement.split(":")[0] for i in IMPLEMENTATIONS} == {"inside", "outside"}  # the page contrasts both
+
+
+def test_the_course_row_gives_the_functions_default_eps():
+    row = next(i for i in IMPLEMENTATIONS if i.name.startswith("this course"))
+    assert row.eps == f"{DEFAULT_EPS:g}"  # the column is "default eps", not the chapter's worked one
 
 
 @pytest.mark.end_to_end

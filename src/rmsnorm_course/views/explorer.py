@@ -13,12 +13,12 @@ import numpy as np
 
 from ..core.errors import RMSNormError
 from ..core.format import difference, fmt
-from ..core.rmsnorm import rms_norm_forward
+from ..core.rmsnorm import DEFAULT_EPS, rms_norm_forward
 from ..studies.evidence import normalized_mean_square, scale_card
 from ..studies.example import EPS, INPUT, SCALE_FACTOR, TINY_INPUT
 
 SCALE_MIN, SCALE_MAX = 1e-4, 1e4
-EPS_CHOICES = tuple(sorted({0.0, 1e-8, 1e-6, EPS, 1e-4, 1e-2}))  # the default among them, whatever it is
+EPS_CHOICES = tuple(sorted({0.0, 1e-8, 1e-6, DEFAULT_EPS, EPS, 1e-4, 1e-2}))  # both defaults among them
 RMS_WINDOW = (1e-6, 1e3)  # the curve's RMS axis: every eps's crossover, sqrt(eps), with decades to spare
 
 
