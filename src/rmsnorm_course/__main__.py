@@ -80,16 +80,21 @@ def make_pages(check: bool) -> int:
 
     With ``check``, nothing is written: what is missing is said, and the status is 1 if anything is.
     """
+    book, root = book_pages(Path.cwd()), Path.cwd()
+    order, listed = contents(book), Path(__file__).parent / "pages" / "contents.txt"
+    stale = listed.read_text(encoding="utf-8") != order
+    if not check:  # first, so that the course loaded below holds a new page's exercises too
+        listed.write_text(order, encoding="utf-8")
+
     from predict_check import page_cells
 
-    from .pages import CONTENTS, COURSE
+    from .pages import COURSE
 
-    book, root = book_pages(Path.cwd()), Path.cwd()
-    template, blank, order = root / "exercises" / "answers.toml", answers_file(COURSE), contents(book)
+    template, blank = root / "exercises" / "answers.toml", answers_file(COURSE)
     said = page_cells.problems(COURSE, book)
     if template.read_text(encoding="utf-8") != blank:
         said.append(f"{template.name} is not the blank answers file the course's exercises make; run make boxes")
-    if CONTENTS.read_text(encoding="utf-8") != order:
+    if stale:
         said.append("pages/contents.txt is not the book's order of _toc.yml; run make boxes")
     if check:
         print("\n".join(said) or "every page, the book's order and the answers file are as the boxes need them")
@@ -99,7 +104,6 @@ def make_pages(check: bool) -> int:
         print(f"{template} holds answers, and is left as it is: move them to a file of their own", file=sys.stderr)
         return 1
     template.write_text(blank, encoding="utf-8")
-    Path(str(CONTENTS)).write_text(order, encoding="utf-8")
     for problem in page_cells.problems(COURSE, book):
         print(problem, file=sys.stderr)
     print(f"made {len(changed)} page{'s' * (len(changed) != 1)}, the book's order and {template.name} as the boxes "
