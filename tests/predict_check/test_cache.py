@@ -146,7 +146,7 @@ def _secret_in(config: str, barrier, results) -> None:
 
 
 def test_processes_making_the_secret_at_once_share_one(config):
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("fork")  # a copy of this process: the race, without importing again
     barrier, results = context.Barrier(2), context.Queue()
     workers = [context.Process(target=_secret_in, args=(str(config), barrier, results)) for _ in range(2)]
     for worker in workers:
