@@ -478,7 +478,7 @@ def test_two_kernels_saving_at_once_lose_nothing(tmp_path):
     folders = [tmp_path / str(number) for number in range(ROUNDS)]
     for folder in folders:
         folder.mkdir()
-    processes = multiprocessing.get_context("spawn")
+    processes = multiprocessing.get_context("fork")  # copies of this process, each a kernel, no imports again
     barrier = processes.Barrier(2)
     kernels = [
         processes.Process(target=_save_in_each_folder, args=(barrier, list(map(str, folders)), exercise_id))
