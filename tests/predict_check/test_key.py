@@ -149,19 +149,22 @@ def test_a_changed_question_with_a_warm_key_is_answered_anew(tmp_path):
     shutil.copytree(PACKAGE, source / "rmsnorm_course", ignore=shutil.ignore_patterns("__pycache__"))
     environment = dict(os.environ, PYTHONPATH=str(source), **{VARIABLE: str(tmp_path / "cache")})
 
-    def verdict(answer: str) -> str:
-        code = f"import rmsnorm_course as c; print(c.__file__); print(c.check('mean-square', {answer!r}).outcome.name)"
-        run = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
-        imported, outcome = run.stdout.split()
+    def verdicts(*answers: str) -> list[str]:
+        """The outcome of each answer, checked in order by one new process."""
+        code = "import sys, rmsnorm_course as c; print(c.__file__)\n"
+        code += "for a in sys.argv[1:]: print(c.check('mean-square', a).outcome.name)"
+        run = subprocess.run(
+            [sys.executable, "-c", code, *answers], env=environment, capture_output=True, text=True, check=True
+        )
+        imported, *outcomes = run.stdout.split()
         assert Path(imported).is_relative_to(source)  # the copy, not the package under test
-        return outcome
+        return outcomes
 
-    assert verdict(str(MEAN_SQUARE)) == "CORRECT"
+    assert verdicts(str(MEAN_SQUARE)) == ["CORRECT"]
     assert len(list((tmp_path / "cache").glob("answer-key-*.json"))) == 1  # warm
     registry = source / "rmsnorm_course" / "pages" / "predict.py"
     declared = r'("mean-square",.*?given=)\{"x": X\}'
     asked, count = re.subn(declared, r'\1{"x": (3.0, 5.0)}', registry.read_text(), count=1, flags=re.S)
     assert count == 1
     registry.write_text(asked, encoding="utf-8")
-    assert verdict(str((3.0**2 + 5.0**2) / 2)) == "CORRECT"
-    assert verdict(str(MEAN_SQUARE)) == "WRONG"
+    assert verdicts(str((3.0**2 + 5.0**2) / 2), str(MEAN_SQUARE)) == ["CORRECT", "WRONG"]
