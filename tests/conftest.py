@@ -54,3 +54,14 @@ def make_on_a_copy(tmp_path):
         )
 
     return make
+
+
+@pytest.fixture
+def class_figure_stand_in(monkeypatch):
+    """The class figure's bytes as a stand-in made from the tallies it would draw, for tests of how a run's files
+    are written and replaced, not of what the figure shows (test_class_figure.py draws it): rendering it is most
+    of a run's time. Two classes with different results still get different bytes."""
+    from classroom import report
+
+    monkeypatch.setattr(report, "class_results_figure", lambda tallies: tuple(tallies))
+    monkeypatch.setattr(report, "png_bytes", lambda tallies: b"\x89PNG stand-in\n" + repr(tallies).encode())

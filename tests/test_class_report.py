@@ -208,6 +208,7 @@ def test_an_empty_folder_or_a_clash_writes_nothing_and_says_why(tmp_path, capsys
     assert answers.read_bytes() == before and sorted(tmp_path.iterdir()) == [answers, tmp_path / "empty"]
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_an_output_folder_that_cannot_be_made_is_named(tmp_path, capsys):
     answers = tmp_path / "answers.toml"
     answers.write_text("mean-square = 12.5\n", encoding="utf-8")
@@ -247,6 +248,7 @@ def test_an_output_folder_that_holds_the_files_being_graded_is_refused(tmp_path,
     assert snapshot(tmp_path) == before and all(path.exists() for path in paths)
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_an_output_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path, capsys):
     paths = write_class(tmp_path / "in", CLASS[:3])
     (tmp_path / "out").mkdir()  # an empty folder is fine too
@@ -257,6 +259,7 @@ def test_an_output_folder_an_earlier_run_wrote_is_replaced_by_the_next(tmp_path,
     )
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_a_folder_that_does_not_exist_is_nothing_to_grade_and_the_last_results_stay(tmp_path, capsys):
     write_class(tmp_path / "class", CLASS[:3])
     assert main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out")]) == 0

@@ -47,8 +47,8 @@ def leftovers(folder: Path) -> list[str]:
 
 
 @pytest.fixture
-def classes(tmp_path, monkeypatch):
-    """Two classes (a and b) and the outputs each writes alone, for comparison."""
+def classes(tmp_path, monkeypatch, class_figure_stand_in):
+    """Two classes (a and b) and the outputs each writes alone, for comparison (the figure a stand-in)."""
     monkeypatch.chdir(tmp_path)
     a, b = make_class(tmp_path / "a", "a"), make_class(tmp_path / "b", "b", answer="25")
     whole = {}
@@ -58,6 +58,7 @@ def classes(tmp_path, monkeypatch):
     return tmp_path, a, b, whole
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_a_class_run_writes_its_outputs_with_the_umask_s_permissions(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_class(tmp_path / "a", "a")
@@ -222,6 +223,7 @@ def test_a_run_killed_at_any_step_leaves_one_run_s_outputs_and_nothing_once_the_
         assert not [path for path in tmp_path.iterdir() if path.name.startswith(".")], stop
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_a_symlinked_class_folder_is_graded_as_the_folder_it_names(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     make_class(tmp_path / "real", "r", 3)
@@ -233,6 +235,7 @@ def test_a_symlinked_class_folder_is_graded_as_the_folder_it_names(tmp_path, mon
         assert "symbolic link" not in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("class_figure_stand_in")
 def test_a_name_the_shell_expanded_is_a_file_even_when_it_looks_like_an_option(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     for name in ("--out=stolen.toml", "-rf.toml", "ok.toml"):
