@@ -16,11 +16,13 @@ import html
 import multiprocessing
 import os
 import re
+import runpy
 import shlex
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -82,6 +84,46 @@ def type_in(box, text: str) -> None:
 def right_answer(exercise_id: str) -> str:
     exercise = COURSE.exercises[exercise_id]
     return exercise.kind.toml(exercise.solve().answer).strip('"')
+
+
+def as_python_runs(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``command`` (this Python, ``-m`` or ``-P -m``, a module and its arguments) run as that Python would run it
+    from ``cwd``.
+
+    The run is a forked copy of this process, the imports already made: a new interpreter
+    would spend most of its time importing them again. Its output is read from its own files.
+    """
+    program, *options = command[: command.index("-m")]
+    module, *arguments = command[command.index("-m") + 1 :]
+    assert program == sys.executable and set(options) <= {"-P"}, command
+    said = {name: tempfile.TemporaryFile() for name in ("stdout", "stderr")}
+    child = os.fork()
+    if child == 0:  # the run: nothing of it returns to the tests but its output and exit code
+        code = 70
+        try:
+            os.chdir(cwd)
+            for descriptor, name in ((1, "stdout"), (2, "stderr")):
+                os.dup2(said[name].fileno(), descriptor)
+                setattr(sys, name, open(descriptor, "w", encoding="utf-8", closefd=False))
+            sys.argv = [module, *arguments]
+            if "-P" not in options:  # as ``python -m`` sets it: the current folder first
+                sys.path.insert(0, os.getcwd())
+            try:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+                code = 0
+            except SystemExit as stopped:
+                code = stopped.code if isinstance(stopped.code, int) else 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    output = {}
+    for name, file in said.items():
+        file.seek(0)
+        output[name] = file.read().decode("utf-8")
+        file.close()
+    return subprocess.CompletedProcess(command, os.waitstatus_to_exitcode(status), **output)
 
 
 def score_line(run: subprocess.CompletedProcess) -> str:
@@ -147,7 +189,7 @@ def test_the_file_s_own_comment_grades_it_where_it_says(tmp_path):
     comment = path.read_text(encoding="utf-8").splitlines()[1]
     program, *arguments = shlex.split(comment.split(":  ", 1)[1].replace("/path/to", str(folder)))
     assert program == "python"
-    run = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    run = as_python_runs([sys.executable, *arguments], cwd=tmp_path)
     assert score_line(run) == f"score: 1/{len(COURSE.exercises)}"
 
 
@@ -179,7 +221,7 @@ def test_the_widget_keeps_the_first_try_shows_the_answer_and_saves_a_file_the_gr
     command = said(box).split("Grade it in a terminal with:  ", 1)[1].splitlines()[0]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    grader = subprocess.run(shlex.split(command), capture_output=True, text=True, cwd=elsewhere, timeout=600)
+    grader = as_python_runs(shlex.split(command), cwd=elsewhere)
     assert score_line(grader) == f"score: 2/{len(COURSE.exercises)}"
     assert "first tries, your own record: 1 of 2 right" in grader.stdout
 
