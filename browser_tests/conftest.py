@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the unit tests' helpers (the written forms of an answer) serve here too
@@ -32,6 +32,10 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+# What a check waits for arrives late on a loaded 2-core machine (a kernel's reply to a typed answer
+# took over 5 s there): every expect waits up to a minute for its condition, never a fixed time.
+expect.set_options(timeout=60_000)
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
