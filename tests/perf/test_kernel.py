@@ -407,13 +407,13 @@ def test_blocks_hold_as_many_rows_as_fit_and_at_least_one(reported_cache):
     assert kernel.rows_per_block(x, float32, 256) == 1  # the tests' tiny blocks still work
 
 
-def test_a_block_is_a_third_of_one_cores_l2_cache_within_its_range():
+def test_a_block_is_one_cores_l2_cache_within_its_range():
     low, high = kernel.BLOCK_RANGE
-    assert kernel.block_bytes(1280 * 1024) == 1280 * 1024 // 3
-    assert kernel.block_bytes(2 * 1024 * 1024) == 2 * 1024 * 1024 // 3
-    assert kernel.block_bytes(128 * 1024) == low  # a block below this costs more in calls than it saves
+    assert kernel.block_bytes(1280 * 1024) == 1280 * 1024
+    assert kernel.block_bytes(512 * 1024) == 512 * 1024
+    assert kernel.block_bytes(64 * 1024) == low  # a block below this costs more in calls than it saves
     assert kernel.block_bytes(1 << 30) == high
-    assert kernel.block_bytes(0) == 1024 * 1024 // 3  # a machine that reports no cache: taken as 1 MiB
+    assert kernel.block_bytes(0) == 1024 * 1024  # a machine that reports no cache: taken as 1 MiB
 
 
 def test_an_input_of_up_to_two_l2_caches_is_taken_whole_and_no_more_than_8_mib():
@@ -427,5 +427,5 @@ def test_the_forced_cache_report_gives_its_sizes(reported_cache, request):
     cache = machine.cache_bytes(2) if forced is None else forced
     assert reported_cache == kernel.BLOCK_BYTES == kernel.block_bytes(cache)
     assert kernel.WHOLE_BYTES == kernel.whole_bytes(cache)
-    if cache and kernel.BLOCK_RANGE[0] * 3 <= cache <= kernel.BLOCK_RANGE[1] * 3:
-        assert 2 * kernel.BLOCK_BYTES < cache  # a block of x and its block of output fit in it together
+    if cache and kernel.BLOCK_RANGE[0] <= cache <= kernel.BLOCK_RANGE[1]:
+        assert kernel.BLOCK_BYTES == cache < kernel.WHOLE_BYTES  # a block is the cache; twice it is taken whole
