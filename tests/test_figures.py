@@ -342,6 +342,23 @@ def test_the_depth_figure_s_legend_covers_no_curve():
         assert not legend.get_window_extent(renderer).overlaps(fig.axes[0].get_window_extent(renderer))
 
 
+@pytest.mark.parametrize(
+    ("vector", "scale", "eps"),
+    [(WORKED, 10.0, 1e-5), (TINY, 1e-3, 1e-2), (TINY, 1e-4, 1e-5), ("activation row (d = 8, seed 0)", 1e3, 0.0)],
+)
+def test_the_explorer_s_legends_lie_above_their_frames_clear_of_every_curve_and_bar(vector, scale, eps):
+    """At a tiny input with a large eps the marker's label is long and the curve runs along the bottom: a legend
+    in a corner of the frame lay over it. Each legend sits above its frame, at page width and on a phone."""
+    page_width = figures.explorer_figure(explore(vector, scale, eps))
+    for fig in (page_width, page_width.phone()):
+        renderer = _drawn(fig)
+        for ax in fig.axes:
+            legend = ax.get_legend().get_window_extent(renderer)
+            frame = ax.get_window_extent(renderer)
+            assert legend.y0 >= frame.y1 and not legend.overlaps(frame), (ax.get_ylabel(), legend, frame)
+            assert ax.get_legend().get_title().get_text()  # the panel's title heads its legend
+
+
 def test_the_gradient_figure_shows_both_arrows_the_first_under_the_second():
     first, second = (p for p in backward.gradient_figure(backward.gradient_picture()).axes[0].patches
                      if isinstance(p, FancyArrowPatch))  # fmt: skip

@@ -83,6 +83,25 @@ def legend(ax, **where) -> None:
         ax.legend(fontsize=SMALLEST_TEXT, **where)
 
 
+LEGEND_ROW = 36  # characters of labels, in all, that share one row above the frame; longer, one label a row
+
+
+def legend_above(ax, title: str | None = None) -> None:
+    """The axes' legend in rows above its frame, under its title: wherever the data fall, it covers none of them."""
+    labels = ax.get_legend_handles_labels()[1]
+    ax.legend(
+        loc="lower left",
+        bbox_to_anchor=(0, 1.01),
+        borderaxespad=0,
+        ncols=len(labels) if sum(map(len, labels)) <= LEGEND_ROW else 1,
+        frameon=False,
+        fontsize=SMALLEST_TEXT,
+        title=title,
+        title_fontsize=10,
+        alignment="left",
+    )
+
+
 def arrow(ax, start, end, style="-"):
     ax.add_patch(
         FancyArrowPatch(
@@ -150,7 +169,7 @@ def for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
     return page_width
 
 
-def energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
+def energy_axes(ax, eps_values, state: ExplorerState | None, title: str | None = None) -> None:
     for eps, (style, colour, _) in zip(eps_values, STYLES):
         ax.plot(RMS_AXIS, normalized_mean_square_curve(RMS_AXIS, eps), style, color=colour, label=f"eps = {eps:g}")
         if eps > 0:
@@ -163,7 +182,7 @@ def energy_axes(ax, eps_values, state: ExplorerState | None) -> None:
     ax.set_xlabel("RMS of the input (log scale)")
     ax.set_ylabel("mean of x-hat squared")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=SMALLEST_TEXT)
+    legend_above(ax, title)
 
 
 def _marker(ax, state: ExplorerState) -> None:
@@ -199,9 +218,8 @@ def explorer_figure(state: ExplorerState) -> Figure:
     bars.set_xticks(index)
     bars.set_xlabel("coordinate i")
     bars.set_ylabel("x-hat_i (before the gain)")
-    bars.set_title(f"eps = {state.eps:g}: max difference {state.max_difference:.3g}", fontsize=10)
-    bars.legend(fontsize=SMALLEST_TEXT)
-    energy_axes(curve, (state.eps,), state)
+    legend_above(bars, f"eps = {state.eps:g}: max difference {state.max_difference:.3g}")
+    energy_axes(curve, (state.eps,), state, "where a·x sits on the curve")
     return fig
 
 
