@@ -98,7 +98,11 @@ def _crossover_rms(eps, level) -> Solution:
         f"ms / (ms + eps) = {level:g} when ms = {times_eps:g} * eps = {times_eps * eps:.3g}, so the RMS is {rms:.4g}.",
         slips=tuple(slips),
         detail=f"rms_norm of [{rms:.4g}] gives mean(x-hat**2) = {fmt(reached)}.",
-        picture={"curve": [[float(r), float(y)] for r, y in zip(axis, curve, strict=True)], "level": level},
+        picture={
+            "curve": [[float(r), float(y)] for r, y in zip(axis, curve, strict=True)],
+            "level": level,
+            "y": "mean(x-hat**2)",
+        },
     )
 
 

@@ -62,7 +62,7 @@
   }
 
   // A picture box's figure: the marker writes into the box's text field (and the kernel reads it when the
-  // learner checks), typing moves the marker, and the truth is drawn once the box is open.
+  // learner checks; Enter on the marker checks), typing moves the marker, and the truth is drawn once the box is open.
   const figures = new WeakMap();
   function draw(notebook) {
     if (!window.predictCheckPicture) return;
@@ -71,11 +71,16 @@
       if (!input) continue;
       if (!figures.has(holder)) {
         const data = JSON.parse(holder.dataset.picture);
+        const tell = () => input.dispatchEvent(new Event("change", { bubbles: true }));
+        const check = () => {  // Enter on the marker: the value goes to the kernel, then Check judges it
+          tell();
+          const button = input.closest(".widget-hbox") && input.closest(".widget-hbox").querySelector("button");
+          if (button) button.click();
+        };
         const figure = window.predictCheckPicture.draw(holder, data, (value) => {
           input.value = value;
           input.dispatchEvent(new Event("input", { bubbles: true }));
-        });
-        const tell = () => input.dispatchEvent(new Event("change", { bubbles: true }));
+        }, check);
         holder.addEventListener("pointerup", tell);
         holder.addEventListener("keyup", tell);
         input.addEventListener("input", () => figure.typed(input.value));

@@ -3,14 +3,19 @@
 // The axis, the tolerance and, once judged, the truth to draw come from the package as each
 // box's data (kinds.py Place, exercises.py Solution.picture). The marker writes the value
 // it stands at into the box's text field, so a placed answer is read, judged, kept and
-// downloaded exactly as a typed one; typing moves the marker too. Its labels never overlap:
-// each is laid out again whenever the marker moves or the truth is drawn (layout below).
+// downloaded exactly as a typed one; typing moves the marker too, and Enter on the marker checks it. Its labels
+// never overlap: each is laid out again whenever the marker moves or the truth is drawn (layout below).
+// An axis is drawn with its ticks and name, a circle with its degrees. Until the truth is drawn a straight
+// axis shows only its own strip (WAITING_TOP down), with no empty space above it; the truth opens the figure to
+// its whole height, with a y axis where it draws a curve.
 (function () {
   "use strict";
   if (window.predictCheckPicture) return;
   const NS = "http://www.w3.org/2000/svg";
   const W = 400, H = 230, LEFT = 44, RIGHT = 24, TOP = 18, BASE = 168;  // the drawing's frame, viewBox units: narrow, so text stays legible on a phone
   const CX = W / 2, CY = 108, R = 80;  // the circle of an angle axis
+  const WAITING_TOP = BASE - 40;  // a straight axis before the truth: the axis, its ticks, its name and the guess's label
+  const DEGREES = [0, 90, 180, 270], LEAD = (14 * Math.PI) / 180;  // the circle's ticks, each named just past its axis
 
   function el(name, attributes, parent) {
     const node = document.createElementNS(NS, name);
@@ -65,7 +70,7 @@
   }
   const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
     Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
-  const inside = (b) => b.left >= 0 && b.right <= W && b.top >= 0 && b.bottom <= H;
+  const inside = (b, top) => b.left >= 0 && b.right <= W && b.top >= top && b.bottom <= H;
   // what a label stays clear of: the marks' lines (x), and the points along a drawn stroke
   const clear = (lines = [], points = []) => ({ lines, points });
   function along(points) {  // a polyline's points, one every 3 units
@@ -74,14 +79,14 @@
       return Array.from({ length: n }, (_, i) => [x1 + ((x2 - x1) * i) / n, y1 + ((y2 - y1) * i) / n]);
     });
   }
-  function place(node, spots, taken, avoid) {
+  function place(node, spots, taken, avoid, top = 0) {
     let best = null;
     for (const [x, y, anchor] of spots) {
       const b = extent(node, x, y, anchor);
       const crossed = avoid.lines.filter((at) => b.left < at && at < b.right).length +
         avoid.points.filter(([px, py]) => b.left < px && px < b.right && b.top < py && py < b.bottom).length;
       const covered = taken.reduce((sum, t) => sum + overlap(t, b), 0);
-      const cost = (inside(b) ? 0 : 1e12) + covered * 1e3 + crossed;  // leaving the figure, then covering, then crossing
+      const cost = (inside(b, top) ? 0 : 1e12) + covered * 1e3 + crossed;  // leaving the figure, then covering, then crossing
       if (!best || cost < best.cost) best = { x, y, anchor, b, cost };
       if (cost === 0) break;
     }
@@ -96,17 +101,41 @@
     [x, y - 20 * k, "middle"], [x, y + 12 + 20 * k, "middle"], [x + 17, y + 5 - 20 * (k - 1), "start"],
     [x - 17, y + 5 - 20 * (k - 1), "end"], [x + 17, y + 5 + 20 * k, "start"], [x - 17, y + 5 + 20 * k, "end"]]);
 
-  // Draw the empty figure and its marker into `holder`; `placed(value)` is told of every move.
-  function draw(holder, data, placed) {
+  function degreeTicks(svg) {  // a short tick where each axis meets the circle, its degrees beside it
+    for (const degrees of DEGREES) {
+      const a = (degrees * Math.PI) / 180, c = Math.cos(a), s = Math.sin(a);
+      el("line", { x1: CX + (R - 5) * c, y1: CY - (R - 5) * s, x2: CX + (R + 5) * c, y2: CY - (R + 5) * s, stroke: "currentColor" }, svg);
+      const toward = Math.cos(a + LEAD), up = Math.sin(a + LEAD);  // just counter-clockwise of the tick
+      const anchor = toward > 0.1 ? "start" : toward < -0.1 ? "end" : "middle";
+      text(degrees + "\u00b0", { x: CX + (R + 10) * toward, y: CY - (R + 10) * up + 5, "text-anchor": anchor, "font-size": 13, fill: "currentColor" }, svg);
+    }
+  }
+
+  function yAxis(svg, picture) {  // once a curve is drawn: its axis from 0 to 1, the level it asks about, its name
+    el("line", { x1: x(0), y1: TOP, x2: x(0), y2: BASE, stroke: "currentColor" }, svg);
+    const level = picture.level, near = (v) => level !== undefined && v !== level && Math.abs(v - level) < 0.15;
+    const levels = [0, 0.5, 1].filter((v) => !near(v)).concat(level === undefined ? [] : [level]);  // none crowds the level
+    for (const v of new Set(levels)) {
+      const at = BASE - v * (BASE - TOP);
+      el("line", { x1: x(0) - 5, y1: at, x2: x(0), y2: at, stroke: "currentColor" }, svg);
+      text(String(v), { x: x(0) - 7, y: at + 4, "text-anchor": "end", "font-size": 12, fill: "currentColor" }, svg);
+    }
+    if (picture.y) text(picture.y, { x: x(0) + 6, y: TOP - 5, "text-anchor": "start", "font-size": 12, fill: "currentColor" }, svg);
+  }
+
+  // Draw the figure and its marker into `holder`; `placed(value)` is told of every move, `entered()` of Enter.
+  function draw(holder, data, placed, entered) {
     holder.textContent = "";
     const axis = data.kind.axis, s = scale(axis), angle = axis.scale === "angle";
-    const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", class: "prediction-picture-svg", role: "group" }, holder);
+    let top = angle ? 0 : WAITING_TOP;  // the figure's top edge, in viewBox units
+    const svg = el("svg", { viewBox: `0 ${top} ${W} ${H - top}`, width: "100%", class: "prediction-picture-svg", role: "group" }, holder);
     svg.setAttribute("aria-label", axis.label);
     const truth = el("g", { class: "prediction-picture-truth" }, svg);
     if (angle) {
       el("circle", { cx: CX, cy: CY, r: R, fill: "none", stroke: "currentColor", "stroke-opacity": 0.5 }, svg);
       el("line", { x1: CX - R - 20, y1: CY, x2: CX + R + 20, y2: CY, stroke: "currentColor", "stroke-opacity": 0.35 }, svg);
       el("line", { x1: CX, y1: CY - R - 20, x2: CX, y2: CY + R + 20, stroke: "currentColor", "stroke-opacity": 0.35 }, svg);
+      degreeTicks(svg);
     } else {
       el("line", { x1: x(0), y1: BASE, x2: x(1), y2: BASE, stroke: "currentColor" }, svg);
       for (const v of ticks(axis)) {
@@ -117,10 +146,10 @@
     }
     text(axis.label, { x: W / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "currentColor" }, svg);
 
-    const fixed = [...svg.querySelectorAll("text")];  // the ticks and the axis's name: they stay where they are
+    let fixed = [...svg.querySelectorAll("text")];  // the ticks and the axis's name: they stay where they are
     const marker = el("g", { class: "prediction-marker", tabindex: 0, role: "slider", focusable: "true" }, svg);
     el("circle", { r: 11, fill: "var(--pst-color-primary, #0969da)", "fill-opacity": 0.25, stroke: "var(--pst-color-primary, #0969da)", "stroke-width": 3 }, marker);
-    const guess = text("your guess", { "font-size": 14, fill: "currentColor" }, svg);
+    const guess = text("your guess", { "font-size": 14, fill: "currentColor", class: "prediction-picture-guess" }, svg);
     marker.setAttribute("aria-label", "Your guess: " + axis.label);
     marker.setAttribute("aria-valuemin", String(axis.low));
     marker.setAttribute("aria-valuemax", String(axis.high));
@@ -129,9 +158,9 @@
     function layout() {
       const taken = fixed.map((node) => extent(node, Number(node.getAttribute("x")), Number(node.getAttribute("y")), node.getAttribute("text-anchor")));
       taken.push({ left: mx - 13, right: mx + 13, top: my - 13, bottom: my + 13 });  // the marker's ring, stroke and all
-      for (const label of shown.labels) place(label.node, label.spots, taken, label.avoid);
+      for (const label of shown.labels) place(label.node, label.spots, taken, label.avoid, top);
       place(guess, angle ? around(mx, my) : [0, 1, 2, 3, 4].flatMap((k) => [[mx, BASE - 20 - 20 * k, "middle"],
-        ...sides(mx, BASE - 20 - 20 * k, 14, ["end", "start"])]), taken, shown.avoid);
+        ...sides(mx, BASE - 20 - 20 * k, 14, ["end", "start"])]), taken, shown.avoid, top);
     }
     function put(position, tell) {
       t = angle ? ((position % 1) + 1) % 1 : Math.min(1, Math.max(0, position));
@@ -151,12 +180,13 @@
       if (event.key in moves) put(t + moves[event.key], true);
       else if (event.key === "Home") put(0, true);
       else if (event.key === "End") put(angle ? 1 - step : 1, true);
+      else if (event.key === "Enter" && entered) entered();
       else return;
       event.preventDefault();
     });
     function pointed(event) {
       const box = svg.getBoundingClientRect(), k = W / box.width;
-      const px = (event.clientX - box.left) * k, py = (event.clientY - box.top) * k;
+      const px = (event.clientX - box.left) * k, py = top + (event.clientY - box.top) * k;
       put(angle ? Math.atan2(CY - py, px - CX) / (2 * Math.PI) : (px - LEFT) / (W - LEFT - RIGHT), true);
     }
     svg.addEventListener("pointerdown", function (event) {
@@ -171,7 +201,16 @@
         const v = Number(raw);
         if (Number.isFinite(v) && (axis.scale !== "log" || v > 0)) put(s.at(angle ? ((v % 360) + 360) % 360 : v), false);
       },
-      reveal() { shown = drawTruth(truth, data, s, angle); layout(); },
+      reveal() {
+        if (!angle && top !== 0) {  // the whole figure, with a y axis under a curve
+          top = 0;
+          svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+          if (data.picture && data.picture.curve) yAxis(svg, data.picture);
+          fixed = [...svg.querySelectorAll(":scope > text")].filter((node) => node !== guess);
+        }
+        shown = drawTruth(truth, data, s, angle);
+        layout();
+      },
     };
   }
 
