@@ -35,6 +35,7 @@ from predict_check import reading
 from predict_check.box import DATA_GLOBAL, DATA_SCRIPT, exercise_data
 from predict_check.kinds import Choice, Number, Place, Shape, Vector
 from predict_check.sheet_reader import AnswerSheet
+from predict_check.verdicts import reference
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE
 
@@ -618,13 +619,106 @@ def test_without_javascript_nothing_is_hidden(browser, server, page_path):
     context.close()
 
 
-def test_printed_the_whole_page_is_there(browser, server):
+PRINTED_TEXT = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), parts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (parent.checkVisibility() && !parent.closest('.print-answers')) parts.push(node.textContent);
+  }
+  return parts.join(' ');
+}"""
+KEY = """() => [...document.querySelectorAll('details.print-answers > ol > li')].map(li => ({
+  id: li.dataset.exercise, text: li.innerText,
+  code: [...li.querySelectorAll('div.cell_input pre')].filter(pre => pre.checkVisibility()).length,
+  opened: [...li.children].filter(child => !['STRONG', 'CODE'].includes(child.tagName)).length}))"""
+OPENED = "() => document.querySelectorAll('.bd-article .prediction-after').length"
+
+
+@pytest.mark.parametrize("page_path", GATED)
+def test_printed_a_page_is_a_worksheet_and_every_answer_with_its_code_is_in_the_key_at_its_end(
+    browser, server, page_path
+):
+    """Every box answered right, so that on screen each verdict, its fold, its figure's truth and all the text it
+    opened are there; printed, no written form of any box's reference answer comes before the answers that close the
+    page: not in a verdict, an output, a figure or the text. What each verdict opened (its code, what that printed,
+    what the text says after it) is printed under that box's answer."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page, errors = page_with_errors(context, f"{server}/{page_path}.html")
+    page.wait_for_function(READY)
+    boxes = page.locator(".prediction[data-exercise]").evaluate_all("els => els.map(e => e.dataset.exercise)")
+    for exercise_id in boxes:
+        answer(page, exercise_id)
+    page.evaluate("() => document.querySelectorAll('.prediction-more details').forEach(d => { d.open = true; })")
+    page.emulate_media(media="print")
+    text = page.evaluate(PRINTED_TEXT)
+    assert [(i, form) for i in boxes for form in written_forms(i) if shown_whole(form, text)] == []
+    key = page.evaluate(KEY)
+    assert [item["id"] for item in key] == boxes
+    assert sum(item["opened"] for item in key) == page.evaluate(OPENED)  # all it left out of the text, and no more
+    for item in key:
+        assert item["opened"] > 0 and item["code"] > 0, item  # each answer with the code that computes it
+        assert reference(COURSE.exercises[item["id"]]).message in item["text"]
+    assert errors == []
+    context.close()
+
+
+def test_printed_nothing_waits_what_a_verdict_opens_is_in_the_answers_and_the_rest_in_the_text(browser, server):
+    """With no box answered the screen holds most of the page back; on paper nothing waits: each block is printed
+    in the text, or, where a verdict opens it, in the answers."""
     context = browser.new_context()
     page, _ = page_with_errors(context, f"{server}/book/backward.html")
     page.wait_for_function(READY)
     assert page.evaluate(HIDDEN_BLOCKS) > 0
     page.emulate_media(media="print")
-    assert page.locator(LAST_PARAGRAPH).last.is_visible()
+    printed = page.evaluate(
+        """() => [...document.querySelectorAll('.bd-article .prediction-later')].map(block =>
+             block.checkVisibility() ? 'text' : block.classList.contains('prediction-after') ? 'answers' : 'missing')"""
+    )
+    assert "missing" not in printed and {"text", "answers"} <= set(printed)
+    last = page.locator(LAST_PARAGRAPH).last
+    copied = "(p) => [...document.querySelectorAll('.print-answers p')].some(copy => copy.textContent === p.textContent)"
+    assert last.is_visible() or last.evaluate(copied)
+    context.close()
+
+
+LOOK = """(e) => { const s = getComputedStyle(e);
+  return [s.backgroundColor, s.color, s.borderTopColor, s.borderTopStyle, s.borderRadius, s.fontSize, s.minHeight]; }"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_show_the_answer_goes_once_a_box_is_answered_right_and_try_another_looks_like_its_buttons(
+    browser, server, mode
+):
+    """A box answered right has nothing left to show; "Try another" is one of the box's buttons, light and dark,
+    and its field says what to type as the box's own does."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(f"window.localStorage.setItem('mode', {json.dumps(mode)});")
+    page, errors = page_with_errors(context, f"{server}/book/predict.html")
+    page.wait_for_function(READY)
+    box = page.locator(".prediction[data-exercise='mean-square']")
+    fold = box.locator("details.prediction-answer")
+    answer(page, "mean-square", "25", "wrong")
+    assert fold.is_visible()
+    answer(page, "mean-square")
+    assert not fold.is_visible()
+    answer(page, "mean-square", "25", "wrong")  # once right, the page stays open, and the fold stays gone
+    assert not fold.is_visible()
+    page.reload(wait_until="networkidle")
+    page.wait_for_function(READY)
+    assert not fold.is_visible() and box.locator("input.prediction-input").input_value() == "25"
+    another = box.locator(".prediction-another")
+    check_button = box.locator(":scope > form button")
+    assert another.is_visible() and another.evaluate(LOOK) == check_button.evaluate(LOOK)
+    another.click()
+    variant = box.locator(".prediction-variant")
+    hint = variant.locator("label")
+    assert hint.is_visible() and hint.text_content() == box.locator(":scope > form label").text_content()
+    field = variant.locator("input")
+    assert field.get_attribute("aria-describedby") == hint.get_attribute("id")
+    assert hint.get_attribute("for") == field.get_attribute("id")
+    assert field.evaluate(LOOK) == box.locator("input.prediction-input").evaluate(LOOK)
+    assert variant.locator("button").evaluate(LOOK) == check_button.evaluate(LOOK)
+    assert errors == []
     context.close()
 
 
@@ -860,6 +954,32 @@ def test_the_download_carries_the_name_and_id_asked_once_and_is_named_after_them
     assert (sheet.identity("name"), sheet.identity("id")) == ("Ana P\u00e9rez", "12345") and not sheet.problems()
     sheet = _download(page, tmp_path, "answers-ana-perez-12345.toml")
     assert sheet.identity("name") == "Ana P\u00e9rez" and len(asked) == 2  # asked once: no dialog the second time
+    assert errors == []
+    context.close()
+
+
+def test_cancelling_the_name_asks_no_id_and_the_next_download_asks_for_the_name_again(browser, server, tmp_path):
+    """Cancelled, or left blank, the name is not asked after: no id prompt follows, nothing is kept, and the file is
+    named as a blank one is; the next download asks again, and a name given then is kept with its id."""
+    context = browser.new_context(accept_downloads=True)
+    page, errors = page_with_errors(context, f"{server}/book/exercises.html")
+    page.wait_for_function(READY)
+    replies, asked = [None, "  ", "Ana", "7"], []  # cancel; a blank name; then a name and an id
+
+    def reply(dialog) -> None:
+        asked.append(dialog.message)
+        typed = replies[len(asked) - 1]
+        dialog.dismiss() if typed is None else dialog.accept(typed)
+
+    page.on("dialog", reply)
+    sheet = _download(page, tmp_path)
+    assert len(asked) == 1 and sheet.identity("name") is None  # cancelled: no question about the id
+    sheet = _download(page, tmp_path)
+    assert len(asked) == 2 and asked[1] == asked[0] and sheet.identity("name") is None  # asked again; blank
+    sheet = _download(page, tmp_path, "answers-ana-7.toml")
+    assert len(asked) == 4 and (sheet.identity("name"), sheet.identity("id")) == ("Ana", "7")
+    _download(page, tmp_path, "answers-ana-7.toml")
+    assert len(asked) == 4  # kept: not asked again
     assert errors == []
     context.close()
 
@@ -1181,6 +1301,54 @@ def test_a_picture_s_labels_never_overlap_wherever_the_guess_stands_in_every_var
     assert shown["overlapping"] == [] and shown["outside"] == [] and shown["count"] > 2
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     box.locator(":scope > .prediction-figure").screenshot(path=str(SCREENSHOTS / f"picture-{exercise_id}-{width}.png"))
+    assert errors == []
+    context.close()
+
+
+FIGURE_EDGES = """(svg) => {
+  const frame = svg.getBoundingClientRect();
+  const drawn = [...svg.querySelectorAll('line, circle, polyline, text')].filter(e => e.checkVisibility())
+    .map(e => e.getBoundingClientRect()).filter(r => r.width + r.height > 0);
+  return {height: frame.height, gap: Math.min(...drawn.map(r => r.top)) - frame.top,
+          texts: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+}"""
+
+
+@pytest.mark.parametrize("exercise_id", ["crossover-rms", "circle-image"])
+def test_a_picture_has_its_ticks_no_empty_space_above_its_axis_and_enter_on_the_marker_checks(
+    browser, server, exercise_id
+):
+    """Before a verdict a straight axis is a strip of its own, with nothing blank above it (the truth's room was
+    140 px of empty figure); the truth opens it, with a y axis under a curve. A circle has its degrees. Arrow
+    keys move the marker and Enter on it checks where it stands, as the page's check() would."""
+    exercise = PLACED[exercise_id]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    _shown_but(context, exercise_id)
+    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
+    page.wait_for_function(READY)
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    box.scroll_into_view_if_needed()
+    svg = box.locator(":scope > .prediction-figure svg")
+    before = svg.evaluate(FIGURE_EDGES)
+    marker = box.locator(":scope > .prediction-figure .prediction-marker")
+    marker.focus()
+    for _ in range(7):
+        marker.press("ArrowRight")
+    placed = box.locator("input.prediction-input").input_value()
+    assert placed and marker.get_attribute("aria-valuenow") == placed
+    marker.press("Enter")
+    verdict = box.locator(".prediction-verdict")
+    assert verdict.text_content() == check(exercise_id, placed).sentence
+    field = box.locator("input.prediction-input")
+    field.fill(repr(float(exercise.solve().answer)))
+    field.press("Enter")
+    assert verdict.get_attribute("data-outcome") == "correct"
+    after = svg.evaluate(FIGURE_EDGES)
+    if exercise.kind.axis.scale == "angle":
+        assert {"0\u00b0", "90\u00b0", "180\u00b0", "270\u00b0"} <= set(before["texts"])
+    else:
+        assert before["gap"] < 40 and before["height"] < 0.65 * after["height"], (before, after)
+        assert {"0", "0.5", "1", "mean(x-hat**2)"} <= set(after["texts"])  # the curve's axis, once it is drawn
     assert errors == []
     context.close()
 

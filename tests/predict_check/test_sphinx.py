@@ -49,6 +49,7 @@ def test_a_page_s_answers_for_print_are_its_own_boxes_in_its_order():
     printed = print_answers(TOY, box.prediction_html(TOY.get("pair")) + box.prediction_html(TOY.get("double")))
     assert printed.index("A pair, halved") < printed.index("Twice a number")
     assert "<code>[1.5, 2.5]</code>" in printed and "<code>7</code>" in printed and "first letter" not in printed
+    assert '<li data-exercise="pair">' in printed  # where the page's script puts what the verdict opens, on paper
     assert print_answers(TOY, "<p>No box here.</p>") == ""
 
 

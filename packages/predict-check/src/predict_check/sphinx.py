@@ -48,7 +48,7 @@ def print_answers(course: Course, body: str) -> str:
         answer = reference(course.get(exercise_id))
         said = f" {answer.detail}" if answer.detail else ""
         items.append(
-            f"<li><strong>{html.escape(answer.title)}</strong>: "
+            f'<li data-exercise="{html.escape(exercise_id)}"><strong>{html.escape(answer.title)}</strong>: '
             f"<code>{html.escape(answer.answer or '')}</code>: {html.escape(answer.message + said)}</li>"
         )
     if not items:

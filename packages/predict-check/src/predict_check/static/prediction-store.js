@@ -122,14 +122,16 @@
     return slug ? "answers-" + slug + ".toml" : SHARED.file.file_name;
   }
 
-  function askWho(state) {  // asked once, kept in this browser; an empty answer is kept too, and not asked again
-    const asked = (question, kept) => {
-      const given = window.prompt(question, kept || "");
-      return given === null ? kept || "" : Array.from(given.trim()).slice(0, RULES.longest).join("");
+  // Who the reader is, asked at a download while no name is kept: cancelling the name, or leaving it blank, asks
+  // nothing more and keeps nothing, so the next download asks again; a name given is kept, with the id asked after it.
+  function askWho(state) {
+    const asked = (question) => {
+      const given = window.prompt(question, "");
+      return given === null ? "" : Array.from(given.trim()).slice(0, RULES.longest).join("");
     };
-    const name = asked("Your name, for your teacher (optional; kept in this browser only):", state.student && state.student.name);
-    const id = asked("Your student id (optional):", state.student && state.student.id);
-    state.student = { name, id };
+    const name = asked("Your name, for your teacher (optional; kept in this browser only):");
+    if (!name) return;
+    state.student = { name, id: asked("Your student id (optional):") };
     save(state);
   }
 

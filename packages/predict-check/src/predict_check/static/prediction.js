@@ -1,9 +1,11 @@
 // The prediction boxes on the page, and a page that waits for them.
 //
 // Each box is wired to the judge (prediction-judge.js) and the store (prediction-store.js):
-// a typed answer gets its verdict, the answer on request, practice with "Try another", and the
-// page's tally and download. Until a box has a verdict, or the reader asks for its answer, what
-// follows it on the page is out of sight; without the scripts, or in print, the whole page is there.
+// a typed answer gets its verdict, the answer on request (until it is answered right), practice with "Try
+// another", and the page's tally and download. Until a box has a verdict, or the reader asks for its answer,
+// what follows it on the page is out of sight; without the scripts the whole page is there. Printed, the page is
+// a worksheet: its text and questions, and what follows each box (its code, its output, the text that says its
+// answer) in the answers at the end of the page.
 (function () {
   "use strict";
   if (window.predictCheckPage) return;  // one copy serves every box on the page
@@ -75,7 +77,7 @@
     count.className = "prediction-count";  // not a live region: each box's verdict is the one thing announced
     const download = button("Download my answers", function () {
       const state = load();
-      if (!state.student) askWho(state);
+      if (!(state.student && state.student.name)) askWho(state);  // until a name is given, each download asks
       const link = document.createElement("a");
       link.href = URL.createObjectURL(new Blob([answersFile(state)], { type: "application/toml" }));
       link.download = fileName(state);
@@ -95,6 +97,7 @@
         box.querySelector("input.prediction-input").value = "";
         box.querySelector("input.prediction-input").dispatchEvent(new Event("input"));
         box.querySelector("details.prediction-answer").open = false;
+        box.querySelector("details.prediction-answer").hidden = false;
         show(box, null);
       });
       gate();
@@ -205,27 +208,59 @@
     return parts.length > 1 ? parts.slice(0, -1).join(", ") + words.and + parts[parts.length - 1] : parts[0];
   }
 
-  // A link to something held back (the page's contents, say) goes to the box that holds it.
+  // A link to something held back (the page's contents, say) goes to the box that holds it: the first block of
+  // the target (a section holds many) says whether it waits, and for which box.
   function followHeld(target) {
     if (!target) return false;
-    const held = holding(load()).find(([block]) => block === target || block.contains(target));
+    const held = holding(load()).find(([block]) => block === target || block.contains(target) || target.contains(block));
     if (!held || held[1] === null) return false;
     held[1].scrollIntoView({ block: "center" });
     held[1].querySelector("input.prediction-input").focus({ preventScroll: true });
     return true;
   }
+  // A link in a drawer (the phone's contents) closes the drawer first, wherever it then goes.
   document.addEventListener("click", function (event) {
     const link = event.target.closest && event.target.closest("a[href^='#']");
     if (!link) return;
     const target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+    const drawer = link.closest("dialog[open]");
+    if (drawer && target) drawer.close();
     if (followHeld(target)) event.preventDefault();
   });
+
+  // --- on paper: a worksheet ----------------------------------------------------------------------
+  // What follows a box, up to the next heading or box, is what its verdict opens: the code that computes its
+  // answer, that code's output, the text that says it. Printed, it is left out of the page's text (box.css) and
+  // printed instead under that box's answer in the answers that close the page (predict_check.sphinx).
+  const AFTER = "prediction-after";
+  const HEADING = "h1, h2, h3, h4";
+  function worksheet() {
+    const key = document.querySelector("details.print-answers");
+    let box = null;
+    for (const block of blocks()) {
+      if (block.matches(".prediction")) box = block.matches(HOLDS) ? block : null;
+      else if (block.matches(HEADING) || block.querySelector(HEADING)) box = null;
+      else if (box) {
+        block.classList.add(AFTER);
+        const item = key && key.querySelector(`li[data-exercise="${CSS.escape(box.dataset.exercise)}"]`);
+        if (item) item.append(printed(block));
+      }
+    }
+  }
+  function printed(block) {  // a copy for the answers: no id of the page's twice, nothing of the screen's gate
+    const copy = block.cloneNode(true);
+    copy.classList.remove(AFTER, LATER);
+    copy.querySelectorAll("[id]").forEach((node) => node.removeAttribute("id"));
+    if (copy.id) copy.removeAttribute("id");
+    return copy;
+  }
 
   // A placed answer's figure: the marker writes into the text field, typing moves the marker,
   // and the truth is drawn once the question is answered right or its answer shown.
   function picture(holder, data, input) {
     if (!holder || data.kind.type !== "place" || !window.predictCheckPicture) return null;
-    const figure = window.predictCheckPicture.draw(holder, data, function (value) { input.value = value; });
+    const figure = window.predictCheckPicture.draw(holder, data, function (value) { input.value = value; },
+      function () { input.form.requestSubmit(); });  // Enter on the marker checks where it stands
     input.addEventListener("input", function () { figure.typed(input.value); });
     return figure;
   }
@@ -237,13 +272,19 @@
     area.className = "prediction-variant";
     area.hidden = true;
     area.innerHTML = '<p class="prediction-variant-count"></p><p class="prediction-variant-question"></p>' +
-      '<div class="prediction-figure"></div><form class="prediction-form"><input class="prediction-variant-input" type="text" autocomplete="off" spellcheck="false">' +
+      '<div class="prediction-figure"></div><form class="prediction-form"><label></label>' +
+      '<input class="prediction-variant-input" type="text" autocomplete="off" spellcheck="false">' +
       '<button type="submit"></button></form><p role="status" aria-live="polite" class="prediction-variant-verdict"></p><div class="prediction-more"></div>';
     const another = button(words.another, function () { ask(next()); });
     another.className = "prediction-another";
     another.hidden = true;
     const input = area.querySelector("input"), question = area.querySelector(".prediction-variant-question");
     input.setAttribute("aria-label", words.answer);
+    const hint = area.querySelector("label"), field = box.querySelector("input.prediction-input").id + "-variant";
+    hint.textContent = box.querySelector(":scope > form label").textContent;  // the same kind, the same format
+    Object.assign(hint, { htmlFor: field, id: field + "-hint" });
+    input.id = field;
+    input.setAttribute("aria-describedby", hint.id);
     area.querySelector("button").textContent = words.check;
     box.querySelector("details.prediction-answer").before(another, area);
     let current = -1, figure = null;
@@ -306,13 +347,15 @@
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
       const at = new Date().toISOString();  // when the last answer was typed: the newer wins when files merge
       state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right, at };
+      fold.hidden = right;
       const first = state.firsts[data.id];
       if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown), outcome: verdict.outcome };
       save(state);
       gate();
       updateProgress();
     });
-    box.querySelector("details.prediction-answer").addEventListener("toggle", function (event) {
+    const fold = box.querySelector("details.prediction-answer");  // "Show the answer": gone once answered right
+    fold.addEventListener("toggle", function (event) {
       if (!event.target.open) return;
       if (figure) figure.reveal();
       if (practice) practice.offer();
@@ -325,6 +368,7 @@
     });
     const state = load(), earlier = state.answers[data.id];
     if (judgedAgain(state, data)) save(state);
+    fold.hidden = Boolean(earlier && earlier.right);
     if (earlier) {
       input.value = earlier.last;
       show(box, judge(data, earlier.last));
@@ -376,6 +420,7 @@
   function start() {
     try {
       document.querySelectorAll(".prediction[data-exercise]").forEach(wire);
+      worksheet();
       gate();
       if (window.location.hash) followHeld(document.getElementById(decodeURIComponent(window.location.hash.slice(1))));
     } finally {
