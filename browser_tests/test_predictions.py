@@ -676,7 +676,7 @@ def test_printed_nothing_waits_what_a_verdict_opens_is_in_the_answers_and_the_re
     )
     assert "missing" not in printed and {"text", "answers"} <= set(printed)
     last = page.locator(LAST_PARAGRAPH).last
-    copied = "(p) => [...document.querySelectorAll('.print-answers p')].some(copy => copy.textContent === p.textContent)"
+    copied = "(p) => [...document.querySelectorAll('.print-answers p')].some(c => c.textContent === p.textContent)"
     assert last.is_visible() or last.evaluate(copied)
     context.close()
 
