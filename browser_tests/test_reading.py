@@ -96,6 +96,94 @@ def test_on_a_phone_the_toggles_open_and_close_the_navigation_and_the_contents(b
     context.close()
 
 
+HELD_SECTION = "a[href='#explore-it-yourself']"  # a section of scale-and-epsilon its first box holds back
+
+
+def test_on_a_phone_a_contents_link_to_a_held_section_closes_the_drawer_and_goes_to_the_box_that_holds_it(
+    browser, server
+):
+    """Tapped on a section still waiting, the drawer used to stay open over a page scrolled to its end."""
+    context, page, errors = open_page(browser, server, "book/scale-and-epsilon", 390, every_answer=False)
+    drawer = "#pst-secondary-sidebar-modal"
+    page.locator(".secondary-toggle:visible").click()
+    link = page.locator(f"{drawer} {HELD_SECTION}")
+    link.wait_for(state="visible")
+    link.click()
+    page.wait_for_function(f"() => !document.querySelector('{drawer}').open")
+    box = page.locator(".prediction[data-exercise='crossover-rms']")
+    page.wait_for_function(
+        "() => document.activeElement === document.querySelector(\".prediction[data-exercise='crossover-rms'] input\")"
+    )
+    top = box.evaluate("e => e.getBoundingClientRect().top")
+    bottom = box.evaluate("e => e.getBoundingClientRect().bottom")
+    assert top < 844 and bottom > 0  # the box is in sight
+    notice = box.locator(".prediction-hold")
+    assert notice.is_visible() and "\u201cExplore it yourself\u201d" in notice.text_content()  # it says what waits
+    assert errors == []
+    context.close()
+
+
+def test_on_a_phone_a_contents_link_to_an_open_section_closes_the_drawer_and_goes_there(browser, server):
+    context, page, errors = open_page(browser, server, "book/scale-and-epsilon", 390)
+    drawer = "#pst-secondary-sidebar-modal"
+    page.locator(".secondary-toggle:visible").click()
+    page.locator(f"{drawer} {HELD_SECTION}").click()
+    page.wait_for_function(f"() => !document.querySelector('{drawer}').open")
+    heading = page.locator("#explore-it-yourself h2")
+    page.wait_for_function(
+        "() => Math.abs(document.querySelector('#explore-it-yourself').getBoundingClientRect().top) < 80"
+    )
+    assert heading.is_visible()
+    assert errors == []
+    context.close()
+
+
+# --- the colour mode ----------------------------------------------------------------------------
+
+THEME = """() => {
+  const channels = (colour) => colour.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const light = (colour) => channels(colour).reduce((sum, c) => sum + c, 0) / 765;  // 0 black, 1 white
+  const box = document.querySelector('.prediction');
+  return {theme: document.documentElement.dataset.theme || null, mode: document.documentElement.dataset.mode || null,
+          first: window.firstTheme === undefined ? null : window.firstTheme,
+          page: light(getComputedStyle(document.body).backgroundColor),
+          text: light(getComputedStyle(document.body).color),
+          box: box ? light(getComputedStyle(box).backgroundColor) : null};
+}"""
+FIRST_THEME = (  # the theme as the page is first drawn: before the theme's own scripts run
+    "document.addEventListener('readystatechange', () => { if (document.readyState === 'interactive') "
+    "window.firstTheme = document.documentElement.dataset.theme || null; });"
+)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_colour_mode_follows_the_reader_s_system_setting_until_they_choose_one(browser, server, scheme):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    context.add_init_script(FIRST_THEME)
+    page, errors = page_with_errors(context, f"{server}/book/formula.html")
+    page.wait_for_function(READY)
+    found = page.evaluate(THEME)
+    assert (found["theme"], found["mode"], found["first"]) == (scheme, "auto", scheme), found  # drawn so at once
+    dark = scheme == "dark"
+    assert (found["page"] < 0.2) == dark and (found["text"] > 0.8) == dark and found["box"] == found["page"]
+    other = "light" if dark else "dark"
+    while page.evaluate("() => document.documentElement.dataset.theme") != other:  # the reader's own choice
+        page.locator(".theme-switch-button:visible").first.click()
+    page.reload(wait_until="networkidle")
+    assert page.evaluate(THEME)["theme"] == other  # kept over the system's
+    assert errors == []
+    context.close()
+
+
+def test_without_javascript_the_page_is_drawn_in_the_light_mode(browser, server):
+    context = browser.new_context(color_scheme="dark", java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}/book/formula.html", wait_until="networkidle")
+    found = page.evaluate(THEME)
+    assert found["theme"] is None and found["page"] > 0.8 and found["text"] < 0.2, found
+    context.close()
+
+
 # --- every page, every width, both modes -------------------------------------------------------
 
 WIDE_THINGS = """() => {
