@@ -6,14 +6,19 @@
   const SMALLEST = 0.7;  // 70% of 16 px still reads; below it, scrolling is the better way to see it
   const DISPLAY = ".bd-article mjx-container[display='true'], .print-answers mjx-container[display='true']";
 
-  function fit(container) {  // MathJax sizes the container to the text; the formula inside it is scaled
-    const math = container.querySelector(":scope > mjx-math");
-    if (!math) return;
-    math.style.fontSize = "";
-    const room = container.clientWidth, need = container.scrollWidth;
-    if (need <= room + 1) return;
-    const share = Math.max(SMALLEST, Math.floor((room / need) * 1000) / 1000);
-    math.style.fontSize = (share * 100).toFixed(1) + "%";
+  // MathJax sizes the container to the text: the formula inside it is scaled, and its copy for screen readers
+  // (MathML laid out at the formula's size, out of sight) with it, so that neither reaches past the column.
+  function fit(container) {
+    const parts = container.querySelectorAll(":scope > mjx-math, :scope > mjx-assistive-mml");
+    if (!parts.length) return;
+    parts.forEach((part) => { part.style.fontSize = ""; });
+    const room = container.clientWidth;
+    const needs = [...parts].map((part) => Math.max(part.scrollWidth, part.getBoundingClientRect().width));
+    parts.forEach((part, k) => {  // each at its own scale: the MathML copy's fonts are not MathJax's
+      if (needs[k] <= room + 1) return;
+      const share = Math.max(SMALLEST, Math.floor(((room - 1) / needs[k]) * 1000) / 1000);
+      part.style.fontSize = (share * 100).toFixed(1) + "%";
+    });
   }
   const fitAll = () => document.querySelectorAll(DISPLAY).forEach(fit);
 
