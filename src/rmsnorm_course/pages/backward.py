@@ -37,7 +37,10 @@ class GradientPicture:
     saved_shape: tuple[int, ...]  # ... the shape of what the forward keeps for the backward at that shape
 
 
-def gradient_picture(scale: float = 10.0, eps: float = EPS, batch: tuple[int, ...] = (2, 3, 4)) -> GradientPicture:
+SCALE = 4.0  # the factor the scaled-gradient box asks about, and the page's picture and prose show
+
+
+def gradient_picture(scale: float = SCALE, eps: float = EPS, batch: tuple[int, ...] = (2, 3, 4)) -> GradientPicture:
     """The worked example's gradient at eps = 0 and at ``eps``, and at ``scale`` times x."""
     x = np.array(INPUT)
     grad_x, _ = rms_norm_backward(x, GAIN, 0.0, UPSTREAM)
@@ -114,21 +117,24 @@ GRADIENT_CASES = (  # fresh rows, gains and upstream gradients for the backward'
 )
 def _grad_x(x, g, eps, upstream) -> Solution:
     p = evidence.primary(x, g, eps, upstream)
-    constant_rms = p.forward.inverse_rms * p.upstream * p.gain
+    r, x_hat, u = p.forward.inverse_rms, p.forward.normalized, p.upstream * p.gain
+    constant_rms = r * u
+    summed = r * (u - x_hat * np.sum(u * x_hat, axis=-1, keepdims=True))
     return _gradient(
         p.grad_x,
-        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = {fmt(p.upstream * p.gain)}",
+        f"grad_x = r * (u - x-hat * mean(u * x-hat)) with u = {fmt(u)}",
         evidence.gradient_checks(p)[0],
         (constant_rms, "That treats the RMS as a constant; x also moves the RMS, which adds a second term."),
+        (summed, "That sums u * x-hat where the derivation averages it: the RMS's derivative carries a 1/d."),
     )
 
 
-def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray, str]) -> Solution:
+def _gradient(values: np.ndarray, derivation: str, check, *slips: tuple[np.ndarray, str]) -> Solution:
     """A gradient of the worked example: how it is derived, and how far a numerical check agrees with it."""
     return Solution(
         tuple(values.tolist()),
         f"{derivation}: {fmt(values)}.",
-        slips=((tuple(slip[0].tolist()), slip[1]),),
+        slips=tuple((tuple(np.asarray(value).tolist()), note) for value, note in slips),
         detail=(
             f"Nudging each coordinate up and down by {check.step:g} changes the loss at these rates, "
             f"to within {max(c.error for c in check.checks):.1e}."
@@ -154,9 +160,12 @@ def _gradient(values: np.ndarray, derivation: str, check, slip: tuple[np.ndarray
 )
 def _grad_gain(x, g, eps, upstream) -> Solution:
     p = evidence.primary(x, g, eps, upstream)
-    uses_y = (p.upstream * p.forward.output, "That uses y; the gain multiplies x-hat.")
+    with_gain = "That multiplies by the gain as well: y = g * x-hat, but the gain's gradient takes x-hat alone."
+    # the same slip worked by hand, where eps is too small to write down: x-hat at eps = 0
+    by_hand = p.upstream * p.gain * rms_norm(np.asarray(x, dtype=float), eps=0.0)
     derivation = f"grad_gain = grad_output * x-hat = {given(upstream)} * {fmt(p.forward.normalized)}"
-    return _gradient(p.grad_gain, derivation, evidence.gradient_checks(p)[1], uses_y)
+    checked = evidence.gradient_checks(p)[1]
+    return _gradient(p.grad_gain, derivation, checked, (p.upstream * p.forward.output, with_gain), (by_hand, with_gain))
 
 
 @COURSE.exercise(
@@ -173,7 +182,13 @@ def _gain_gradient_shape() -> Solution:
     return Solution(
         grad_gain.shape,
         f"{grad_gain.shape}, the gain's own shape: every row's grad_output * x-hat is summed into it.",
-        slips=((x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),),
+        slips=(
+            (x.shape, "That is the input's shape; a parameter's gradient has the parameter's shape."),
+            (
+                (int(np.prod(x.shape[:-1])), x.shape[-1]),
+                "That keeps one share per row; every row uses the same gain, so the shares add up into one.",
+            ),
+        ),
         detail=f"It sums over all {int(np.prod(x.shape[:-1]))} rows; grad_x has the input's shape, {grad_x.shape}.",
     )
 
@@ -185,8 +200,8 @@ def _gain_gradient_shape() -> Solution:
     "input is grad_x of x times what factor?",
     EXACT,
     "At eps = 0 the output does not change when x is scaled, but the chain rule still passes through 1 / RMS.",
-    given={"x": X, "g": G, "upstream": UPSTREAM, "scale": 4.0},  # not the scale cards' ten: not their answer
-    variants=({"scale": 2.0}, {"scale": 0.5}, {"scale": 10.0}, {"scale": 0.25}, {"scale": 8.0}),
+    given={"x": X, "g": G, "upstream": UPSTREAM, "scale": SCALE},  # not the scale cards' ten: not their answer
+    variants=({"scale": 2.0}, {"scale": 0.5}, {"scale": 3.0}, {"scale": 0.25}, {"scale": 8.0}),
 )
 def _grad_x_scaled(x, g, upstream, scale) -> Solution:
     grad_x, _ = rms_norm_backward(x, g, example.IDEAL_EPS, upstream)

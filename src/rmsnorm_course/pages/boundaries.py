@@ -258,11 +258,15 @@ def _huge_row(row) -> Solution:
     largest = max(abs(v) for v in row)
     with np.errstate(over="ignore", invalid="ignore"):
         naive = np.asarray(row) / np.sqrt(np.mean(np.square(row)))
+    scaled = np.asarray(row) / largest
+    slips = [(tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring.")]
+    if not np.allclose(scaled, normalized):  # a row whose x / M already has RMS one has no such slip
+        slips.append((tuple(scaled.tolist()), "That is x / M, the rescaled row; it still goes through the formula."))
     return Solution(
         tuple(normalized.tolist()),
-        f"{fmt(normalized)}, the x-hat of {given(np.asarray(row) / largest)}: the row is divided by its largest "
+        f"{fmt(normalized)}, the x-hat of {given(scaled)}: the row is divided by its largest "
         "magnitude before squaring.",
-        slips=((tuple(naive.tolist()), "That is the formula as written; the package rescales before squaring."),),
+        slips=tuple(slips),
         detail=f"The formula as written squares first, and squares of {largest:g} are past float64's largest value.",
     )
 

@@ -116,5 +116,5 @@ def float_formats_table() -> Markdown:
     for dtype in FORMATS:
         info = np.finfo(dtype)
         bits = info.nmant + 1
-        rows.append([np.dtype(dtype).name, bits, f"{float(info.max):.6g}", f"2**{bits}"])
-    return markdown_table(["format", "significant bits", "largest finite value", "every whole number up to"], rows)
+        rows.append([np.dtype(dtype).name, bits, f"{float(info.max):.6g}"])
+    return markdown_table(["format", "significant bits", "largest finite value"], rows)

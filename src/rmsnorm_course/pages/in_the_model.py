@@ -54,20 +54,21 @@ PLACEMENTS = {  # where the norm sits, as the block computes it
 @COURSE.exercise(
     "pre-norm-placement",
     "Where the norm sits in a block",
-    "A pre-norm block applies RMSNorm before the residual addition. Which arrangement gives the learned branch F "
-    "inputs of a steady scale, and carries the residual stream h on unchanged apart from what F adds?",
+    "Pre-norm puts RMSNorm somewhere inside the sum h + F(h). A row of the stream arrives with RMS 100, and the "
+    "branch F roughly keeps the scale of what it reads. In which arrangement does F read a row of RMS about 1, "
+    "while the row the block hands on keeps an RMS of about 100?",
     Choice.of(
         {
-            PLACEMENTS["post"]: "That is post-norm: the norm sits on the stream itself, after each addition.",
+            PLACEMENTS["post"]: "That is post-norm: the sum is renormalized, so the block hands on a row of RMS 1.",
             PLACEMENTS["pre"]: RIGHT,
             PLACEMENTS["branch output"]: (
-                "Normalizing the branch's output fixes what it adds, but the branch still reads the raw stream."
+                "Normalizing the branch's output fixes what it adds, but F still reads the raw row of RMS 100."
             ),
-            PLACEMENTS["both paths"]: "That replaces the stream by a normalized copy: the identity path no longer "
-            "carries h.",
+            PLACEMENTS["both paths"]: "Both terms are then rows of RMS about 1: the stream's scale of 100 is lost on "
+            "the way.",
         }
     ),
-    "Check each option against both needs: what does F read, and what reaches the next block besides F's output?",
+    "Follow the row of RMS 100 through each formula: what does F receive, and what is the RMS of the sum?",
 )
 def _pre_norm_placement() -> Solution:
     """Each option as a formula, tried against the package's own pre-norm block: the one that reproduces it wins."""
@@ -137,6 +138,11 @@ def _no_decay_policy(rate, updates) -> Solution:
             (1 - rate, "That is one update's factor; each update multiplies the gain by it again."),
             (max(1 - rate * updates, 0.0), f"That subtracts {rate:g} {updates:,} times; each update multiplies."),
             (1.0, "The normalization rescales x, not the gain: the gain multiplies after it."),
+            (
+                float(np.exp(-rate * updates)),
+                f"That is e to the power -{rate:g} x {updates:,}, the limit of ever smaller steps; each update "
+                f"multiplies by 1 - {rate:g} itself, so raise that to the power {updates:,}.",
+            ),
         ),
         detail=(
             "The optimizer's groups decide which copy that is: by default every parameter with at most one axis, "

@@ -168,7 +168,14 @@ def _sum_stall(count, square, dtype, bits) -> Solution:
         total,
         f"At {total:g}: there {dtype}'s neighbours are {gap:g} apart, and {square:g} is no more than half that, "
         "so each addition rounds back.",
-        slips=((exact, f"That is the exact sum; rounding to {bits} bits stops it long before."),),
+        slips=(
+            (exact, f"That is the exact sum; rounding to {bits} bits stops it long before."),
+            (
+                square * 2 ** (bits - 1),
+                "There the gap has grown to one square, and a whole gap still reaches the next neighbour; an "
+                "addition is lost only once it is half the gap or less.",
+            ),
+        ),
         detail=f"The exact total would be {exact:g}; every square added after the stall is lost.",
         picture={"level": total},
     )

@@ -251,9 +251,6 @@ def values() -> SimpleNamespace:
     higher_at_widest, lower_at_widest = sorted(norms, key=lambda run: -run.losses[widest])
     return SimpleNamespace(
         runs=runs,
-        examples=task(setup),
-        held_out=held_out,
-        initial=initial_weights(setup),
         train_depth=setup.depth,
         train_width=setup.width,
         train_examples=setup.examples,
