@@ -29,6 +29,15 @@ def test_no_variant_of_the_fused_intensity_is_asked_in_bfloat16_whose_intensitie
     assert "bfloat16" not in formats and exercise.given["dtype"] != "bfloat16"
 
 
+def test_no_variant_of_the_fused_intensity_is_the_saving_the_page_states():
+    from rmsnorm_course.pages import COURSE, modern_kernels
+
+    exercise = COURSE.get("fused-intensity")
+    saving = float(modern_kernels.values().saving)
+    answers = [exercise.variant(k).solve().answer for k in range(len(exercise.variants))]
+    assert all(abs(answer / saving - 1) > exercise.kind.tolerance for answer in answers)
+
+
 def test_the_partial_rms_error_names_the_law_with_the_whole_row():
     assert check("partial-rms-error", "C").correct  # sqrt(1 / 512): about 4%
     verdict = check("partial-rms-error", "B")  # sqrt(1 / (2 * 4096)) is 1.1%, nearest 0.4%
