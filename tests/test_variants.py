@@ -47,3 +47,9 @@ def test_a_partial_rms_of_the_whole_row_is_the_rms():
     first_half = variants.partial_rms_norm(X, np.ones(8), share=0.5, eps=0.0)
     expected = X / np.sqrt(np.mean(X[:, :4] ** 2, axis=-1, keepdims=True))
     np.testing.assert_allclose(first_half, expected, rtol=1e-12)
+
+
+def test_the_partial_rms_adds_eps_to_the_root_as_its_authors_code_does():
+    row = np.array([[3.0, 4.0, 0.0, 0.0]])  # the first half's RMS is sqrt(12.5)
+    got = variants.partial_rms_norm(row, np.ones(4), share=0.5, eps=0.5)
+    np.testing.assert_allclose(got, row / (np.sqrt(12.5) + 0.5), rtol=1e-12)  # x / (rms + eps), not sqrt(ms + eps)

@@ -168,6 +168,7 @@ def _forward_bytes(dtype, shape) -> Solution:
         slips=(
             (nbytes / MIB, "That reads x but never writes y; the output has to reach memory too."),
             (2 * nbytes / MIB * (other / itemsize), f"That counts {other} bytes a number; {dtype} takes {itemsize}."),
+            (2 * nbytes / 10**6, "That is in millions of bytes; a MiB is 2**20 bytes, 1,048,576."),
         ),
         detail="A copy of x into an existing array moves exactly as much: the least any normalization can do.",
     )

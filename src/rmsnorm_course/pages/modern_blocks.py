@@ -239,18 +239,38 @@ def depth_figure(d: Depth) -> Figure:
     return fig
 
 
+SOURCE_NAMES = {  # each source as the table names it: the model or paper whose code or text was read
+    "transformer-post-norm": "Vaswani et al. 2017",
+    "gpt2-block": "GPT-2",
+    "llama-block": "LLaMA",
+    "gemma2-sandwich": "Gemma 2",
+    "gemma3-sandwich": "Gemma 3",
+    "cogview-sandwich": "CogView",
+    "olmo2-post-branch": "OLMo 2",
+    "gemma3-qk-norm": "Gemma 3",
+    "qwen3-qk-norm": "Qwen3",
+    "olmo2-qk-norm": "OLMo 2",
+    "gemma2-softcap": "Gemma 2",
+}
+PAGE_LINKS = {  # a page of the chapter as the table links it, by its title
+    "in-the-model": "[RMSNorm inside the model](in-the-model.md)",
+    "modern-gains": "[gains and attention](modern-gains.md)",
+    "modern-blocks": "this page, below",
+}
+
+
 def placements_table() -> Markdown:
     """Where the norms sit in today's models: each arrangement with its formula, its bound and its sources."""
     return markdown_table(
-        ["arrangement", "models", "formula", "what it bounds", "sources", "computed on the page"],
+        ["arrangement", "models", "formula", "what it bounds", "read in", "computed on"],
         [
             [
                 p.name,
                 p.models,
                 f"`{p.formula}`",
                 p.bounds,
-                ", ".join(f"[{key}]({SOURCES[key].url})" for key in p.sources),
-                p.computed,
+                ", ".join(f"[{SOURCE_NAMES[key]}]({SOURCES[key].url})" for key in p.sources),
+                PAGE_LINKS.get(p.computed, ""),
             ]
             for p in PLACEMENTS
         ],

@@ -156,7 +156,6 @@ def values() -> SimpleNamespace:
         width=HEAD_WIDTH,
         positions=POSITIONS,
         attention=attention,
-        bound=f"{qk_logit_bound():g}",
         scale_max=f"{attention.scales[-1]:g}",
         logit_max=f"{attention.largest_logit[-1]:,.0f}",
         logit_normed=f"{attention.largest_logit_normed[-1]:.2f}",
@@ -195,6 +194,7 @@ def _one_plus_gain(w, rate, steps) -> Solution:
         slips=(
             (float(decay.plain[-1]), "That is a plain gain decayed; here the decay acts on w, not on 1 + w."),
             (exponential, "That uses exp(-rate * steps) for (1 - rate) to the steps: close, but not at six decimals."),
+            (float(decay.one_plus[-1] - 1), "That is w after the decay; the gain the norm applies is 1 + w."),
         ),
         detail=f"A plain gain would decay itself, to {decay.plain[-1]:.6f}, heading for zero.",
     )
@@ -218,6 +218,7 @@ def _qk_logit_bound(width) -> Solution:
         slips=(
             (float(width), "That is q . k itself, before the division by sqrt(d)."),
             (1.0, "Each coordinate of a normalized vector is not at most one; its mean square is one."),
+            (1 / bound, "That takes q and k as unit vectors; RMSNorm gives each the length sqrt(d), not one."),
         ),
         detail="Without the norm, logits grow with the square of the activations' scale; with it, never past this.",
     )

@@ -43,7 +43,7 @@ class Kernel:
 KERNELS = (
     # the addition writes h' to memory; the norm reads it back (a row at a time, held while it scales)
     Kernel("add, then RMSNorm", ("h", "f", "h' (again)"), ("h'", "y")),
-    # one pass: h and f come in, the new stream and the normalized row go out
+    # one kernel: h and f come in, the new stream and the normalized row go out
     Kernel("fused add + RMSNorm", ("h", "f"), ("h'", "y")),
 )
 
@@ -131,7 +131,7 @@ def _format(dtype: str) -> dict[str, str]:
     "fused-bytes",
     "Bytes moved by a fused add + RMSNorm",
     "In {dtype} ({size} a number), one fused kernel computes the new stream h' = h + f and the normalized row "
-    "y = RMSNorm(h') in a single pass. At the least, how many bytes per element must it move through memory?",
+    "y = RMSNorm(h') in one kernel. At the least, how many bytes per element must it move through memory?",
     Number(units=("bytes", "byte", "b"), stated=False),
     "Count every array the kernel must read, and every array that someone after it still reads, at the format's "
     "bytes each.",
@@ -161,68 +161,84 @@ def _fused_bytes(dtype, size) -> Solution:
 
 INTENSITY = Axis(0.01, 100.0, "log", "arithmetic intensity: operations per byte (log scale)")
 FUSED, APART = "one fused kernel", "two kernels, the addition and then the norm"
+NORM_FLOPS = FLOPS_PER_ELEMENT - 1  # the norm's own: square, sum, scaling and gain, as the cost page counts them
 
 
 @COURSE.exercise(
     "fused-intensity",
     "Add + RMSNorm on the roofline",
-    "Add + RMSNorm does {flops} operations per element (the addition, then the norm's square, sum, scaling and "
-    "gain). Run as {how}, in {dtype}, where does it sit on a roofline's intensity axis?",
+    "Add + RMSNorm does, per element, the addition and then the RMSNorm forward's operations as the cost page "
+    "counted them (square, add into the sum, scale by 1/RMS, gain). Run as {how}, in {dtype}, where does it sit "
+    "on a roofline's intensity axis?",
     Place(INTENSITY, tolerance=0.15),
-    "Intensity is operations divided by bytes moved, per element.",
-    given={"flops": FLOPS_PER_ELEMENT, "dtype": "bfloat16", "how": FUSED},
-    variants=(
-        {"dtype": "float32"},
-        {"dtype": "float8"},
-        {"dtype": "bfloat16", "how": APART},
-        {"dtype": "float32", "how": APART},
+    "Intensity is operations divided by bytes moved, per element: count both for this format.",
+    given={"dtype": "float32", "how": FUSED},  # not bfloat16: the fused-bytes verdict and the table give its bytes
+    variants=(  # not float8 fused either: its 1.25 is the saving the page states after the box
         {"dtype": "float64"},
+        {"dtype": "float32", "how": APART},
+        {"dtype": "float8", "how": APART},
+        {"dtype": "float64", "how": APART},
     ),
 )
-def _fused_intensity(flops, dtype, how) -> Solution:
+def _fused_intensity(dtype, how) -> Solution:
     kernel = KERNELS[1 if how == FUSED else 0]
-    moved = kernel.bytes_per_element(FORMATS[dtype])
-    intensity = flops / moved
+    itemsize = FORMATS[dtype]
+    moved = kernel.bytes_per_element(itemsize)
+    intensity = FLOPS_PER_ELEMENT / moved
+    other = KERNELS[0 if how == FUSED else 1]
     return Solution(
         intensity,
-        f"{flops} operations over {moved} bytes: {intensity:.3g} per byte.",
-        slips=((flops / FORMATS[dtype], "That divides by one number's bytes; the kernel moves several arrays."),),
+        f"{FLOPS_PER_ELEMENT} operations over {moved} bytes: {intensity:.3g} per byte.",
+        slips=(
+            (FLOPS_PER_ELEMENT / itemsize, "That divides by one number's bytes; the kernel moves several arrays."),
+            (NORM_FLOPS / moved, "That counts the norm's operations only; the addition is one more per element."),
+            (
+                FLOPS_PER_ELEMENT / kernel.bytes_per_element(BFLOAT16_BYTES),
+                f"That divides by bfloat16's bytes; {dtype} takes {_format_size(itemsize)} a number.",
+            ),
+            (
+                FLOPS_PER_ELEMENT / other.bytes_per_element(itemsize),
+                f"That counts the arrays of {other.name}; this is {kernel.name}.",
+            ),
+        ),
         detail="Where that lies left of a machine's ridge, as on the roofline the cost page measured, memory sets "
         "the speed: fewer bytes per element mean a proportionally faster kernel.",
-        picture={"marks": [[k.name, flops / k.bytes_per_element(FORMATS[dtype])] for k in KERNELS]},
+        picture={"marks": [[k.name, FLOPS_PER_ELEMENT / k.bytes_per_element(itemsize)] for k in KERNELS]},
     )
 
 
 PARTIAL_ERRORS = {share: f"about {share:.2g}%" for share in (0.04, 0.4, 4, 40)}  # per cent -> the option
 
 
+def nearest_option(error: float) -> str:
+    """The option of ``partial-rms-error`` nearest a measured error, on a log scale."""
+    return PARTIAL_ERRORS[min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))]
+
+
 @COURSE.exercise(
     "partial-rms-error",
     "How far off a partial RMS is",
     f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {LLAMA_WIDTHS[0]} "
-    f"independent standard normal values and p = {SHARE:.2%} "
-    f"({READ} "
-    "values), about how far off is the estimate, typically?",
+    f"independent standard normal values and p = {SHARE:.2%}, about how far off is the estimate, typically?",
     Choice.of(
         {
-            PARTIAL_ERRORS[0.04]: "That would need millions of values; the mean square of n values is off by "
-            "about sqrt(2 / n).",
-            PARTIAL_ERRORS[0.4]: "That would need tens of thousands of values, more than the whole row holds.",
+            PARTIAL_ERRORS[0.04]: "That would need millions of values read; the RMS of n values is off by about "
+            "sqrt(1 / (2n)).",
+            PARTIAL_ERRORS[0.4]: f"That is the law with all d = {LLAMA_WIDTHS[0]} values, or without its square "
+            "root; n is the count the estimate reads.",
             PARTIAL_ERRORS[4]: RIGHT,
             PARTIAL_ERRORS[40]: "That is the error of an estimate from a handful of values, not from hundreds.",
         }
     ),
-    "The mean square of n unit normal values is off by about sqrt(2 / n) of itself; its root, by half that.",
+    "Count the values the estimate reads, n = p d, then use the law above: sqrt(1 / (2n)).",
 )
 def _partial_rms_error() -> Solution:
     error = partial.partial_rms().error(LLAMA_WIDTHS[0])
-    nearest = min(PARTIAL_ERRORS, key=lambda percent: abs(np.log(100 * error / percent)))
-    count = READ
     return Solution(
-        PARTIAL_ERRORS[nearest],
-        f"A few per cent: over {partial.ROWS:,} seeded rows the median error is {error:.1%}.",
+        nearest_option(error),
+        f"A few per cent: n = {READ} values, and over {partial.ROWS:,} seeded rows the median error is {error:.1%}.",
         detail=(
-            f"The error's spread is about sqrt(1 / (2n)) = {partial_rms_spread(count):.1%} for n = {count}; "
+            f"The law's spread is sqrt(1 / (2n)) = {partial_rms_spread(READ):.1%} for n = {READ}; "
             "the median of a normal error's size is about two thirds of its spread."
         ),
     )

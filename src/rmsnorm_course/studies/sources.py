@@ -119,8 +119,9 @@ _ENTRIES = (
     Source(
         "vllm-fused-add",
         "https://github.com/vllm-project/vllm/blob/c66917853995af6fb7c37c5f11501eb3f32ef4cf/csrc/layernorm_kernels.cu#L50-L98",
-        "fused_add_rms_norm_kernel: residual = input + residual is written back, and the normalized row is "
-        "written in place into input, in one pass",
+        "fused_add_rms_norm_kernel, two loops over the row: the first writes input + residual back into residual "
+        "and sums its squares; after the block's reduction, the second reads residual again and writes the "
+        "normalized row into input",
     ),
     Source(
         "torchtitan-decay",
