@@ -10,7 +10,7 @@ import pytest
 
 from classroom.__main__ import main
 from classroom.feedback import HELD_BACK, feedback_html, feedback_markdown, page_stems
-from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
+from classroom.gradebook import csv_text, grade_files, long_csv_text, spreadsheet_bytes, tally
 from classroom.report import OutputError, Run, refuse, summary
 from hostile import ALL_RIGHT, with_answer, without
 from leaks import unstated
@@ -171,10 +171,10 @@ def test_the_grade_command_writes_the_gradebooks_the_review_queue_the_figure_and
     out = capsys.readouterr().out
     graded = grade_files(COURSE, paths)
     pages = [f"{n:03d}-{p.stem}.html" for n, p in enumerate(paths, start=1)]
-    assert (tmp_path / "out/grades.csv").read_text(encoding="utf-8") == csv_text(COURSE, graded, pages)
-    assert (tmp_path / "out/grades-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
+    assert (tmp_path / "out/grades.csv").read_bytes() == spreadsheet_bytes(csv_text(COURSE, graded, pages))
+    assert (tmp_path / "out/grades-long.csv").read_bytes() == spreadsheet_bytes(long_csv_text(graded))
     assert (tmp_path / "out/grades.png").read_bytes().startswith(b"\x89PNG")
-    assert (tmp_path / "out/review.csv").read_text(encoding="utf-8").startswith("id,name,file,exercise,what,")
+    assert (tmp_path / "out/review.csv").read_text(encoding="utf-8-sig").startswith("id,name,file,exercise,what,")
     stems = [f"{n:03d}-{p.stem}" for n, p in enumerate(paths, start=1)] + ["index"]
     assert sorted(p.name for p in Path("out/feedback").iterdir()) == sorted(
         f"{s}.{f}" for s in stems for f in ("md", "html", "txt")

@@ -30,7 +30,7 @@ from . import lms, review
 from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
-from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally, who
+from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, spreadsheet_bytes, tally, who
 from .policy import NOT_ASSIGNED, Policy
 from .publish import PublishError, publish
 
@@ -82,8 +82,9 @@ class Run:
 
     @cached_property
     def tallies(self) -> list[ExerciseTally]:
-        """Each exercise across the students graded: a row with no answers file is in no count (nor the figure)."""
-        return tally(self.course, [file for file in self.graded if file.graded])
+        """Each exercise across the students graded: a row with no answers file, or held for review (the blank
+        template, a copy, the key), is in no count, line or bar of the figure, as it is in no mean."""
+        return tally(self.course, [file for file in self.graded if file.graded and not file.needs_review])
 
 
 # --- the summary ---------------------------------------------------------------------------------
@@ -221,9 +222,9 @@ def contents(run: Run) -> dict[str, bytes]:
     form = "html" if "html" in options.formats else options.formats[0]
     pages = feedback_pages(graded, options)
     files = {
-        GRADEBOOK: csv_text(run.course, graded, [f"{stem}.{form}" for stem in stems]).encode("utf-8"),
-        LONG: long_csv_text(graded).encode("utf-8"),
-        REVIEW: review.csv_text(run.items).encode("utf-8"),
+        GRADEBOOK: spreadsheet_bytes(csv_text(run.course, graded, [f"{stem}.{form}" for stem in stems])),
+        LONG: spreadsheet_bytes(long_csv_text(graded)),
+        REVIEW: spreadsheet_bytes(review.csv_text(run.items)),
         FIGURE: png_bytes(class_results_figure(run.tallies)),
         **{f"{FEEDBACK}/{name}": data for name, data in pages.items()},
     }
