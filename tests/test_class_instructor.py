@@ -98,7 +98,8 @@ def canvas(folder: Path, made: dict) -> Path:
     for n, (text, _, _) in made.items():
         first, last = name(n)
         late = "LATE_" if n in (LATE_A, LATE_B) else ""
-        (folder / f"{last.lower()}{first.lower()}_{late}{80000 + n}_{90000 + n}_answers.toml").write_text(text, encoding="utf-8")
+        path = folder / f"{last.lower()}{first.lower()}_{late}{80000 + n}_{90000 + n}_answers.toml"
+        path.write_text(text, encoding="utf-8")
         if n != MISSING:
             rows.append([f"{last}, {first}", str(80000 + n), f"S{n:04d}", email(n), "RMSNorm 101", "", *[""] * 7])
     return write_csv(Path("canvas.csv"), rows)
@@ -108,8 +109,9 @@ def moodle(folder: Path, made: dict) -> Path:
     rows = [MOODLE_HEADER]
     for n, (text, _, _) in made.items():
         first, last = name(n)
-        (folder / f"{first} {last}_{400 + n}_assignsubmission_file_").mkdir(parents=True)
-        (folder / f"{first} {last}_{400 + n}_assignsubmission_file_" / "answers.toml").write_text(text, encoding="utf-8")
+        student = folder / f"{first} {last}_{400 + n}_assignsubmission_file_"
+        student.mkdir(parents=True)
+        (student / "answers.toml").write_text(text, encoding="utf-8")
         if n != MISSING:
             rows.append([f"Participant {400 + n}", f"{first} {last}", email(n), "Submitted for grading", "",
                          f"{M:.2f}", "Yes", "-", "-", ""])  # fmt: skip
