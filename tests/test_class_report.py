@@ -55,7 +55,7 @@ def test_the_summary_s_mean_is_over_the_rows_exported_and_says_how_many_are_held
     mean = (total + total - 1) / 2  # all right, and one not answered; the held row (M - 1) is in no mean
     assert first == (
         f"graded 3 students (3 files): mean {round(mean, 1):g} of {total} points ({round(100 * mean / total, 1):g}%), "
-        f"{round(mean, 1):g} of {total} exercises right; 1 held for review, not in the mean"
+        f"{round(mean, 1):g} of {total} exercises right; 1 held for review, in no mean nor exercise's count"
     )
 
 
@@ -67,7 +67,7 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
     assert text.splitlines()[0] == (
         f"graded 40 students (40 files): mean {round(mean, 1):g} of {total} points "
         f"({round(100 * mean / total, 1):g}%), {round(mean, 1):g} of {total} exercises right; "
-        f"{len(CLASS) - len(settled)} held for review, not in the mean"
+        f"{len(CLASS) - len(settled)} held for review, in no mean nor exercise's count"
     )
     for exercise_id in COURSE.exercises:
         words = [s.verdicts[exercise_id] for s in CLASS]

@@ -44,7 +44,7 @@ def test_rows_held_for_review_are_in_no_exercise_s_count_nor_the_figure(tmp_path
         (tmp_path / "class" / name).write_text(copy, encoding="utf-8")
     assert main(["grade", "class", "--out", "out"]) == 0
     said = capsys.readouterr().out
-    assert "; 4 held for review, not in the mean" in said
+    assert "; 4 held for review, in no mean nor exercise's count" in said
     assert "\nmean-square: 1/1 right of those who answered\n" in said  # 1 student counted: 4 are held
     assert "    25 (" not in said  # the copies' shared wrong answer is in no count
     from classroom import report

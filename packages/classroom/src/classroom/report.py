@@ -111,7 +111,7 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
         f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
         f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
         "exercises right"
-        + (f"; {held_count} held for review, not in the mean" if held_count else "")
+        + (f"; {held_count} held for review, in no mean nor exercise's count" if held_count else "")
         + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
     ]
