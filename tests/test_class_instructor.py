@@ -173,5 +173,6 @@ def test_the_instructor_s_class_settles_in_one_re_run_with_no_row_held(tmp_path,
         page = (Path("out/feedback") / gradebook[n]["feedback page"]).with_suffix(".txt").read_text(encoding="utf-8")
         assert leaks(page, missed) == [], n
         assert "Your teacher will look" not in page and "provisional" not in page and "right answer to" not in page
+        assert "the student" not in page.lower() and "their browser" not in page  # addressed to "you"
         late = "You handed in late: your points are multiplied by 0.8" in " ".join(page.split())
         assert late == (n in (LATE_A, LATE_B))
