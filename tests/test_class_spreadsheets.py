@@ -97,13 +97,16 @@ def test_moodle_s_comment_and_canvas_s_page_say_lateness_and_what_it_cost(tmp_pa
     assert cost in " ".join(zipfile.ZipFile("out2/canvas-feedback.zip").read(page).decode().split())
 
 
-def test_a_student_who_handed_in_no_answers_file_gets_a_page_in_the_zip_that_says_so(tmp_path):
+def test_a_student_who_handed_in_no_answers_file_gets_a_page_in_the_zip_that_says_so(tmp_path, capsys):
     (tmp_path / "class").mkdir()
     (tmp_path / "class" / "beckertom_69437_678901_essay.docx").write_bytes(b"PK\x03\x04 a word processor's file")
     (tmp_path / "class" / "leeana_70001_678910_answers.toml").write_text(ALL_RIGHT, encoding="utf-8")
-    assert main(["grade", "class", "--pattern", "canvas", "--out", "out"]) == 0
+    export = write_csv(tmp_path / "export.csv", canvas_export())
+    grade = ["grade", "class", "--pattern", "canvas", "--lms-gradebook", str(export), "--column", "RMSNorm predictions"]
+    assert main([*grade, "--out", "out"]) == 0
+    assert "held back" not in capsys.readouterr().err  # blank in the export: nothing to grade, not held for review
     archive = zipfile.ZipFile("out/canvas-feedback.zip")
-    assert sorted(archive.namelist()) == ["feedback_69437_678901_beckertom.txt", "feedback_70001_678910_leeana.txt"]
+    assert sorted(archive.namelist()) == ["feedback_69437_678901_becker-tom.txt", "feedback_70001_678910_lee-ana.txt"]
     assert "Score: not graded: no answers file was handed in" in archive.read(sorted(archive.namelist())[0]).decode()
 
 

@@ -61,9 +61,11 @@ class Run:
 
     @cached_property
     def held(self) -> list[GradedFile]:
-        """The rows the filled export leaves blank because they need review (not those it has no place for)."""
+        """The rows the filled export leaves blank because they need review: not those it has no place for, nor
+        those with no answers file (blank because there is nothing to grade, and said so)."""
         missing = {id(file) for file in self.filled[1]} if self.filled else set()
-        return [file for file in self.graded if self.filled and file.needs_review and id(file) not in missing]
+        held = [file for file in self.graded if self.filled and file.graded and file.needs_review]
+        return [file for file in held if id(file) not in missing]
 
     @cached_property
     def left_out(self) -> str | None:
