@@ -160,7 +160,7 @@ def write_csv(path: Path, rows: list[list[str]]) -> None:
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
 
 
 def table(rows: list[dict[str, str]], columns: list[str], width: int = 34) -> str:

@@ -9,6 +9,7 @@ Used by the gradebook's tests and by ``benchmarks/grade_class.py``.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,3 +131,14 @@ def write_class(folder: Path, submissions: list[Submission]) -> list[Path]:
         path.write_bytes(submission.content)
         paths.append(path)
     return paths
+
+
+def excel_rows(data: bytes) -> list[dict[str, str]]:
+    """A CSV read as Excel's import reads it: UTF-8 only where a byte-order mark says so, cp1252 otherwise, and a
+    record ended by CRLF (a file with LF endings is one long record here, as Excel on Windows treats it badly)."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    text = data[3:].decode("utf-8") if bom else data.decode("cp1252", errors="replace")
+    records = text.split("\r\n")
+    assert records[-1] == "", "the last record is ended by CRLF"
+    rows = [next(csv.reader([record])) for record in records[:-1]]
+    return [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]

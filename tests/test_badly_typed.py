@@ -122,10 +122,10 @@ def test_a_hand_written_first_try_without_an_answer_is_flagged_and_labelled_the_
     assert (normalized.word, output.word) == ("not right", "shown")
     assert file.score == 0 and not file.problems()
     page = feedback_markdown(file)
-    assert "First tries: first tries are the student's own record, kept by their browser and not checked" in page
+    assert "First tries: your first tries are your own record, kept where you typed them" in page
     assert "your first prediction was ✓ Correct; this file gives no final answer here, so it is not counted" in page
     assert main(["grade", str(file.path), "--out", str(tmp_path / "out")]) == 0
-    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8-sig"))))
     # a first try counts only beside a final answer: none here, so none counts, right or shown
     assert (rows[0]["first tries (own record)"], rows[0]["first tries right (own record)"]) == ("0", "0")
     assert rows[0]["answers shown first (own record)"] == "0"

@@ -10,7 +10,7 @@ import pytest
 
 from classroom.__main__ import main
 from classroom.feedback import HELD_BACK, feedback_html, feedback_markdown, page_stems
-from classroom.gradebook import csv_text, grade_files, long_csv_text, tally
+from classroom.gradebook import csv_text, grade_files, long_csv_text, spreadsheet_bytes, tally
 from classroom.report import OutputError, Run, refuse, summary
 from hostile import ALL_RIGHT, with_answer, without
 from leaks import unstated
@@ -55,7 +55,7 @@ def test_the_summary_s_mean_is_over_the_rows_exported_and_says_how_many_are_held
     mean = (total + total - 1) / 2  # all right, and one not answered; the held row (M - 1) is in no mean
     assert first == (
         f"graded 3 students (3 files): mean {round(mean, 1):g} of {total} points ({round(100 * mean / total, 1):g}%), "
-        f"{round(mean, 1):g} of {total} exercises right; 1 held for review, not in the mean"
+        f"{round(mean, 1):g} of {total} exercises right; 1 held for review, in no mean nor exercise's count"
     )
 
 
@@ -67,7 +67,7 @@ def test_the_summary_counts_every_outcome_of_those_who_answered_and_groups_the_a
     assert text.splitlines()[0] == (
         f"graded 40 students (40 files): mean {round(mean, 1):g} of {total} points "
         f"({round(100 * mean / total, 1):g}%), {round(mean, 1):g} of {total} exercises right; "
-        f"{len(CLASS) - len(settled)} held for review, not in the mean"
+        f"{len(CLASS) - len(settled)} held for review, in no mean nor exercise's count"
     )
     for exercise_id in COURSE.exercises:
         words = [s.verdicts[exercise_id] for s in CLASS]
@@ -171,10 +171,10 @@ def test_the_grade_command_writes_the_gradebooks_the_review_queue_the_figure_and
     out = capsys.readouterr().out
     graded = grade_files(COURSE, paths)
     pages = [f"{n:03d}-{p.stem}.html" for n, p in enumerate(paths, start=1)]
-    assert (tmp_path / "out/grades.csv").read_text(encoding="utf-8") == csv_text(COURSE, graded, pages)
-    assert (tmp_path / "out/grades-long.csv").read_text(encoding="utf-8") == long_csv_text(graded)
+    assert (tmp_path / "out/grades.csv").read_bytes() == spreadsheet_bytes(csv_text(COURSE, graded, pages))
+    assert (tmp_path / "out/grades-long.csv").read_bytes() == spreadsheet_bytes(long_csv_text(graded))
     assert (tmp_path / "out/grades.png").read_bytes().startswith(b"\x89PNG")
-    assert (tmp_path / "out/review.csv").read_text(encoding="utf-8").startswith("id,name,file,exercise,what,")
+    assert (tmp_path / "out/review.csv").read_text(encoding="utf-8-sig").startswith("id,name,file,exercise,what,")
     stems = [f"{n:03d}-{p.stem}" for n, p in enumerate(paths, start=1)] + ["index"]
     assert sorted(p.name for p in Path("out/feedback").iterdir()) == sorted(
         f"{s}.{f}" for s in stems for f in ("md", "html", "txt")

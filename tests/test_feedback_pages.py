@@ -5,7 +5,6 @@ exercises the policy assigns."""
 from __future__ import annotations
 
 import csv
-import io
 import re
 from pathlib import Path
 
@@ -70,19 +69,19 @@ def test_a_name_the_file_gives_is_used_never_the_lms_slug(tmp_path):
     page = graded_page(tmp_path, 'name = "Tom Becker"\n' + SOLUTIONS, "--pattern", "canvas",
                        name="beckertom_69437_678901_answers.toml")  # fmt: skip
     assert "Student: Tom Becker (id 69437)" in page
-    (row,) = csv.DictReader(io.StringIO(Path("out/grades.csv").read_text(encoding="utf-8")))
+    (row,) = csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))
     assert (row["id"], row["name"]) == ("69437", "Tom Becker")
 
 
 def test_pages_summary_and_gradebook_hold_only_the_exercises_the_policy_assigns(tmp_path, capsys):
     (tmp_path / "policy.toml").write_text("[points]\ndefault = 0\nmean-square = 2\nnormalized = 1\n")
-    page = graded_page(tmp_path, with_answer("normalized", "[0.6, 0.8]"), "--policy", "policy.toml")
+    page = graded_page(tmp_path, with_answer("normalized", "[0.6, 0.8]", ALL_RIGHT), "--policy", "policy.toml")
     assert "Score: 2 of 3 points (66.7%); 1 of 2 exercises right" in page
     assert "1. The mean square (mean-square)" in page and "2. x-hat of the worked example (normalized)" in page
     assert "(reciprocal-rms)" not in page and "3. " not in page
     said = capsys.readouterr().out
     assert "\nmean-square: " in said and "\nnormalized: " in said and "\nreciprocal-rms: " not in said
-    header = Path("out/grades.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    header = Path("out/grades.csv").read_text(encoding="utf-8-sig").splitlines()[0].split(",")
     assert [column for column in header if column in COURSE.exercises] == ["mean-square", "normalized"]
     assert len(COURSE.exercises) == M > 2
 
@@ -94,8 +93,10 @@ def test_answers_shifted_by_a_line_are_said_on_the_student_s_own_page(tmp_path):
     )
     page = " ".join(graded_page(tmp_path, shifted).split())
     titles = [COURSE.exercises[key].title for key, _ in answers[3:9]]
-    said = f"Your answers look shifted by a line: those to \u201c{titles[0]}\u201d, \u201c{titles[1]}\u201d,"
+    said = f"Your answers to \u201c{titles[0]}\u201d, \u201c{titles[1]}\u201d,"
     assert said in page
+    line = f"look shifted by a line: check your file from the line of \u201c{titles[0]}\u201d ({answers[3][0]} = "
+    assert line in page and "Your teacher will look at it." in page
     assert said in " ".join(Path("out/feedback/001-a.html").read_text(encoding="utf-8").split())
     assert "shifted" not in graded_page(tmp_path, with_answer("output", answers[4][1]))  # one answer moved: a slip
 
@@ -122,19 +123,20 @@ def test_a_file_the_lms_marks_late_is_late_on_its_row_and_its_page_and_costs_wha
     (tmp_path / "policy.toml").write_text(policy, encoding="utf-8")
     page = graded_page(tmp_path, ALL_RIGHT, "--pattern", "canvas", "--policy", "policy.toml",
                        name="leeana_LATE_70001_678910_answers.toml")  # fmt: skip
-    (row,) = csv.DictReader(io.StringIO(Path("out/grades.csv").read_text(encoding="utf-8")))
+    (row,) = csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))
     points = M * 0.5 if policy else M
     assert (row["late"], row["points"]) == ("yes", f"{points:g}")
-    said = "the points are multiplied by 0.5." if policy else "no points are taken off for it."
-    assert f"Score: {points:g} of {M} points" in page and f"\nHanded in late: {said}\n" in page
+    said = f"your points are multiplied by 0.5, so {M} become {points:g}, {M - points:g} taken off for lateness."
+    said = said if policy else "no points are taken off for it."
+    assert f"Score: {points:g} of {M} points" in page and f"You handed in late: {said}" in " ".join(page.split())
 
 
 def test_an_exercise_the_policy_does_not_assign_is_named_in_one_phrase_on_page_gradebook_and_summary(tmp_path, capsys):
     (tmp_path / "policy.toml").write_text("[points]\nmean-square = 0\n", encoding="utf-8")
-    text = with_answer("reciprocal-rms", "0.2", with_answer("mean-square", "25"))  # the sum for the mean, carried on
+    text = with_answer("reciprocal-rms", "0.2", with_answer("mean-square", "25", ALL_RIGHT))  # the sum, carried on
     page = " ".join(graded_page(tmp_path, text, "--policy", "policy.toml").split())
     assert "This follows from your answer to \u201cThe mean square\u201d (not assigned, 0 points):" in page
-    long = list(csv.DictReader(io.StringIO(Path("out/grades-long.csv").read_text(encoding="utf-8"))))
+    long = list(csv.DictReader(Path("out/grades-long.csv").open(encoding="utf-8-sig")))
     assert [row["note"] for row in long if row["exercise"] == "reciprocal-rms"] == [
         "follows from mean-square (not assigned, 0 points)"
     ]

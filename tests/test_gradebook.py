@@ -41,8 +41,8 @@ def graded_class(tmp_path_factory):
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
     status = main(["grade", str(root / "submissions"), "--out", str(root / "out")])
     after = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in paths}
-    long = (root / "out" / "grades-long.csv").read_text(encoding="utf-8")
-    return status, (root / "out" / "grades.csv").read_text(encoding="utf-8"), before == after, long
+    long = (root / "out" / "grades-long.csv").read_text(encoding="utf-8-sig")
+    return status, (root / "out" / "grades.csv").read_text(encoding="utf-8-sig"), before == after, long
 
 
 def test_the_generated_class_has_every_kind_of_answer():

@@ -128,7 +128,7 @@ def test_the_run_ends_well_and_changes_nothing_it_reads(graded):
 
 def test_every_file_has_one_row_with_a_score_and_nothing_forges_a_row_or_a_formula(graded):
     _, _, out, _, _, _ = graded
-    text = (out / "grades.csv").read_text(encoding="utf-8")
+    text = (out / "grades.csv").read_text(encoding="utf-8-sig")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == ROWS and len(text.splitlines()) == ROWS + 1  # one line per row: no name breaks a line
     for row in rows:
@@ -161,7 +161,7 @@ def test_the_terminal_shows_names_as_text_and_never_a_control(graded):
 
 def pages_by_file(out: Path) -> dict[str, str]:
     """Each graded file (as the gradebook shows it) -> the Markdown page the gradebook says is its own."""
-    rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8-sig"))))
     return {row["file"]: Path(row["feedback page"]).with_suffix(".md").name for row in rows}
 
 
@@ -329,7 +329,7 @@ def test_a_second_run_waits_for_the_folder_s_lock_and_then_writes_whole(tmp_path
     finally:
         os.close(holder)  # the other run is done
     assert run.wait(timeout=300) == 0, run.stderr.read()
-    assert len(list(csv.DictReader(io.StringIO((out / "grades" / "grades.csv").read_text())))) == 3
+    assert len(list(csv.DictReader(io.StringIO((out / "grades" / "grades.csv").read_text(encoding="utf-8-sig"))))) == 3
 
 
 def test_check_names_a_hostile_value_by_its_type(tmp_path):

@@ -34,7 +34,7 @@ NUMERIC = ("points", "maximum points", "percentage", *(f"exercises {outcome}" fo
 
 
 def rows_of(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
 
 
 def test_a_canvas_download_gives_each_row_its_student_s_name_id_and_late_mark(tmp_path):

@@ -74,7 +74,7 @@ def write_csv(path: Path, rows: list[list[str]]) -> Path:
 
 
 def read_csv(path: Path) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
 
 
 def canvas_class(folder: Path) -> None:
@@ -100,7 +100,7 @@ def test_canvas_s_export_is_filled_for_each_graded_student_and_left_as_it_was_fo
     points = {"69437": str(M), "70002": "3"}
     expected = [[*row[:column], points.get(row[1], row[column]), *row[column + 1 :]] for row in before]
     assert filled == expected  # Lee handed in nothing: the cell stays blank; every other cell is as exported
-    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["id"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert (rows["69437"]["name"], rows["70002"]["name"]) == ("Becker, Tom", "Okafor, Chloe")  # the LMS's record
     assert rows["69437"]["problems"] == ""  # the file's own "Tom Becker": the same name
 
@@ -112,7 +112,7 @@ def test_the_lms_s_name_is_used_and_a_file_that_names_its_student_otherwise_is_s
     export = write_csv(tmp_path / "export.csv", canvas_export())
     args = ["grade", "class", "--pattern", "canvas", "--lms-gradebook", str(export), "--column", "RMSNorm predictions"]
     assert main([*args, "--out", "out"]) == 0
-    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["id"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     tom = rows["69437"]
     assert (tom["name"], tom["needs review"], tom["points"]) == ("Becker, Tom", "", str(M))
     assert rows["69437"]["problems"] == (
@@ -128,11 +128,11 @@ def test_moodle_s_worksheet_gets_each_grade_and_a_feedback_comment(tmp_path):
     grade, comments = MOODLE_HEADER.index("Grade"), MOODLE_HEADER.index("Feedback comments")
     assert [row[grade] for row in filled] == ["Grade", str(M), "", "3"]
     assert filled[1][comments] == (
-        f"<p>{M} of {M} points (100%); {M} of {M} exercises right.</p><p>Every exercise is on your feedback page, "
-        "attached.</p>"
+        f"<p>You have {M} of {M} points (100%); {M} of {M} exercises right.</p><p>Every exercise is on your feedback "
+        "page, attached.</p>"
     )
     share = f"{100 * 3 / M:.1f}".rstrip("0").rstrip(".")
-    said = f"<p>3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: "
+    said = f"<p>You have 3 of {M} points ({share}%); 3 of {M} exercises right.</p><p>Revisit first: "
     assert filled[3][comments].startswith(said)
     assert filled[2][comments] == "" and [row[:grade] for row in filled] == [row[:grade] for row in moodle_worksheet()]
 
@@ -243,7 +243,7 @@ def test_a_graded_student_the_export_does_not_know_is_queued_and_a_column_must_b
     )
     args = ["--lms-gradebook", str(export), "--column", "RMSNorm predictions (4242)"]
     assert main(["grade", "class", "--pattern", "canvas", *args, "--out", "out"]) == 0
-    queued = list(csv.DictReader(io.StringIO(Path("out/review.csv").read_text(encoding="utf-8"))))
+    queued = list(csv.DictReader(Path("out/review.csv").open(encoding="utf-8-sig")))
     assert [(row["id"], row["what"]) for row in queued if row["what"] == "not in the LMS's export"] == [
         ("80000", "not in the LMS's export")
     ]

@@ -230,7 +230,7 @@ def test_a_symlinked_class_folder_is_graded_as_the_folder_it_names(tmp_path, mon
     (tmp_path / "subs").symlink_to(tmp_path / "real")
     for named in ("subs", "subs/"):
         assert main(["grade", named, "--out", "out"]) == 0
-        rows = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1:]
+        rows = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8-sig").splitlines()[1:]
         assert [row.split(",")[1] for row in rows] == ["r-0", "r-1", "r-2"]
         assert "symbolic link" not in capsys.readouterr().out
 
@@ -242,7 +242,7 @@ def test_a_name_the_shell_expanded_is_a_file_even_when_it_looks_like_an_option(t
         (tmp_path / name).write_text("mean-square = 12.5\n", encoding="utf-8")
     expanded = sorted(path.name for path in tmp_path.glob("*.toml"))  # as `grade *.toml` hands them over
     assert main(["grade", *expanded, "--out", "out"]) == 0
-    rows = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1:]
+    rows = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8-sig").splitlines()[1:]
     assert sorted(row.split(",")[1] for row in rows) == ["'--out=stolen", "'-rf", "ok"]
     assert not (tmp_path / "stolen.toml").exists()
     assert main(["grade", "--out", "out2", "--", *expanded]) == 0

@@ -22,7 +22,7 @@ ANSWERS = re.findall(r"^([a-z0-9-]+) = (.*)$", SOLUTIONS, re.M)  # each exercise
 
 
 def queue(out: str = "out") -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((Path(out) / "review.csv").read_text(encoding="utf-8"))))
+    return list(csv.DictReader(io.StringIO((Path(out) / "review.csv").read_text(encoding="utf-8-sig"))))
 
 
 def shifted(start: int, count: int) -> str:
@@ -70,7 +70,7 @@ def test_answers_shifted_by_a_line_are_queued_and_the_file_needs_review(tmp_path
     assert found["shifted.toml"]["what to do"].startswith(
         "6 answers are each the answer to the exercise beside theirs: " + ", ".join(i for i, _ in ANSWERS[:6])
     )
-    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["file"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert (rows["shifted.toml"]["needs review"], rows["shifted.toml"]["points"]) == ("yes", str(M - 6))
     assert rows["one-slip.toml"]["needs review"] == ""
     assert (rows["named-slips.toml"]["needs review"], rows["named-slips.toml"]["points"]) == ("", str(M - 3))
@@ -85,7 +85,7 @@ def test_every_row_that_needs_review_says_why_in_the_gradebook_s_problems(tmp_pa
         (folder / name).write_text('id = "7"\n' + ALL_RIGHT, encoding="utf-8")
         os.utime(folder / name, (1_700_000_000, 1_700_000_000))
     assert main(["grade", str(folder), "--out", "out"]) == 0
-    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["file"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
         "shifted.toml": "yes", "unread.toml": "yes", "b.toml": "yes"
     }  # fmt: skip
@@ -103,7 +103,7 @@ def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_q
     (folder / "beckertom_69437_678901_essay.docx").write_bytes(b"PK\x03\x04 a word processor's file")
     (folder / "teacher-notes.txt").write_text("not a student's\n", encoding="utf-8")
     assert main(["grade", str(folder), "--pattern", "canvas", "--out", "out"]) == 0
-    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["id"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert sorted(rows) == ["69437", "70001"]
     assert (rows["69437"]["points"], rows["69437"]["percentage"], rows["69437"]["needs review"]) == ("", "", "yes")
     said = capsys.readouterr().out  # the row is in no mean, nor any exercise's count (the figure's)
@@ -116,8 +116,10 @@ def test_a_student_who_handed_in_no_answers_file_has_a_row_that_says_so_and_is_q
     stem = Path("out/feedback", rows["69437"]["feedback page"]).with_suffix("")
     for form in ("txt", "html", "md"):  # the page gives no score, as the gradebook gives none
         page = stem.with_suffix(f".{form}").read_text(encoding="utf-8")
-        assert "Score: not graded: the file handed in is no answers file" in page and " points" not in page
-    long = [row for row in csv.DictReader(io.StringIO(Path("out/grades-long.csv").read_text())) if row["id"] == "69437"]
+        assert "Score: not graded: no answers file was handed in (what you handed in is no answers file)" in page
+        assert " points" not in page
+    long = csv.DictReader(Path("out/grades-long.csv").open(encoding="utf-8-sig"))
+    long = [row for row in long if row["id"] == "69437"]
     assert len(long) == M and {(row["verdict"], row["points"]) for row in long} == {("unreadable", "")}
 
 
@@ -135,7 +137,7 @@ def test_a_blank_template_the_answer_key_and_one_file_from_two_students_are_held
     for name in ("cal.toml", "dee.toml"):  # right throughout in the one template: alike by themselves, no copy
         (folder / name).write_text(ALL_RIGHT, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
-    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["file"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
         "ana.toml": "yes", "ben.toml": "yes", "blank.toml": "yes", "key.toml": "yes", "own.toml": "",
         "cal.toml": "", "dee.toml": "", "edited.toml": "yes",
@@ -162,7 +164,7 @@ def test_a_file_cut_short_needs_review_and_a_download_from_the_book_does_not(tmp
     book = typed_answers_file(COURSE, Predictions(last={ANSWERS[0][0]: "12.5"}, name="Ana"))  # one prediction made
     (folder / "book.toml").write_text(book, encoding="utf-8")
     assert main(["grade", str(folder), "--out", "out"]) == 0
-    rows = {row["file"]: row for row in csv.DictReader(io.StringIO(Path("out/grades.csv").read_text()))}
+    rows = {row["file"]: row for row in csv.DictReader(Path("out/grades.csv").open(encoding="utf-8-sig"))}
     assert {name: row["needs review"] for name, row in rows.items()} == {
         "cut.toml": "yes", "two-gone.toml": "", "book.toml": "",
     }  # fmt: skip

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from classroom.__main__ import main
-from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, M, with_answer
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
@@ -37,7 +37,7 @@ def write(path: Path, text: str, changed: float | None = None) -> Path:
 
 
 def gradebook(out: str = "out", name: str = "grades.csv") -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((Path(out) / name).read_text(encoding="utf-8"))))
+    return list(csv.DictReader(io.StringIO((Path(out) / name).read_text(encoding="utf-8-sig"))))
 
 
 def test_a_canvas_student_s_two_files_are_one_row_the_latest_attempt_counting(tmp_path, capsys):
@@ -90,9 +90,9 @@ def test_files_named_only_by_their_file_names_stay_apart(tmp_path):
 
 def test_first_tries_are_counted_one_way_in_the_summary_and_the_gradebook(tmp_path, capsys):
     first = '\n[first-tries]\nmean-square = "12.5"\nreciprocal-rms = "0.2828"\n'
-    write(tmp_path / "class" / "a.toml", SOLUTIONS + first)
-    write(tmp_path / "class" / "b.toml", SOLUTIONS + "\n[shown-before-first-try]\nmean-square = true\n")
-    write(tmp_path / "class" / "typed.toml", SOLUTIONS)
+    write(tmp_path / "class" / "a.toml", ALL_RIGHT + first)  # not the key's bytes: a row held is in no count
+    write(tmp_path / "class" / "b.toml", ALL_RIGHT + "\n[shown-before-first-try]\nmean-square = true\n")
+    write(tmp_path / "class" / "typed.toml", ALL_RIGHT)
     assert main(["grade", "class", "--out", "out"]) == 0
     rows = {row["file"]: row for row in gradebook()}
     columns = ("first tries (own record)", "first tries right (own record)", "answers shown first (own record)")
@@ -127,7 +127,10 @@ def test_the_summary_is_the_same_whatever_order_the_files_come_in(tmp_path, caps
     for order in (range(4), reversed(range(4))):
         folder = tmp_path / f"class-{len(summaries)}"
         for n, k in enumerate(order):
-            write(folder / f"s{n}.toml", "".join(f"{key} = {values[k]}\n" for key, values in answers.items()))
+            text = ALL_RIGHT  # every line there: a file cut short is held for review, and in no exercise's count
+            for key, values in answers.items():
+                text = with_answer(key, values[k], text)
+            write(folder / f"s{n}.toml", text)
         assert main(["grade", str(folder)]) == 0
         said = capsys.readouterr().out
         summaries.append(said[said.index("\nmean-square: ") :])

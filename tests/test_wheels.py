@@ -170,6 +170,6 @@ def test_the_installed_class_grader_scores_the_same_file(installed):
     line = [str(python), "-P", "-m", "classroom", "grade", "--course", "rmsnorm-course", "--out=grades", "--", "class"]
     done = run(line, elsewhere, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (row,) = csv.DictReader((elsewhere / "grades" / "grades.csv").open(encoding="utf-8"))
+    (row,) = csv.DictReader((elsewhere / "grades" / "grades.csv").open(encoding="utf-8-sig"))
     assert (row["name"], row["exercises correct"], row["exercises wrong"]) == ("Ana", "1", "1")
     assert (row[RIGHT[0]], row[WRONG[0]]) == ("1", "0")

@@ -146,7 +146,7 @@ def test_the_class_grader_grades_a_class_of_the_toy_course_by_its_name(registere
     answers(handed_in, "ben", "12.25", "[1.5, 2.5]", '"b"')
     grades = tmp_path / "grades"
     assert classroom_main(["grade", "--course", "toy-course", "--out", str(grades), "--", str(handed_in)]) == 0
-    rows = {row["name"]: row for row in csv.DictReader((grades / "grades.csv").open(encoding="utf-8"))}
+    rows = {row["name"]: row for row in csv.DictReader((grades / "grades.csv").open(encoding="utf-8-sig"))}
     assert {name: (row["points"], row["maximum points"]) for name, row in rows.items()} == {
         "ana": ("3", "3"),
         "ben": ("1", "3"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from predict_check import Course, GradingError, load_course, piped, quoted, visible
@@ -25,6 +26,7 @@ from .students import Pattern
 
 VALUED = ("--out", "--pattern", "--policy", "--overrides", "--lms-gradebook", "--column", "--title", "--note")
 VALUED += ("--note-file", "--formats", "--course")  # the options that take a value: the word after one is its value
+NOT_IN_EXPORT = "not in the LMS's export"  # the name of a student the export does not know, where no file names them
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,11 +152,25 @@ def _graded(course: Course, sources: list[str], args: argparse.Namespace) -> rep
     handed_in = [other for other in found.others if pattern is not None and pattern.match(other.label)]
     files = grade_files(course, found.sources, pattern, chosen, names)
     files += [grade_file(course, other, pattern, chosen, names, graded=False) for other in handed_in]
-    graded = rows(files)
+    graded = _unknown_named(rows(files), export, args.pattern)
     if args.overrides is not None:
-        graded = overrides.apply(graded, overrides.load(course, chosen, args.overrides), chosen)
+        table = overrides.load(course, chosen, args.overrides)
+        graded = overrides.apply(graded, table, chosen, overrides.identities(export))
     preset = args.pattern if args.pattern in lms.ID_COLUMNS else None
     return report.Run(course, graded, options, found, export, export.lms if export else preset, chosen)
+
+
+def _unknown_named(graded: list[GradedFile], export: lms.Export | None, pattern: str | None) -> list[GradedFile]:
+    """A student the export does not know, whose file names no one, said as such: never by Canvas's slug."""
+    if export is None or pattern != "canvas":  # only Canvas's file names give a slug (walkersam) for a name
+        return graded
+    known = export.names
+    return [
+        replace(file, student=replace(file.student, name=NOT_IN_EXPORT))
+        if (file.student.id or "") not in known and file.sheet.identity("name") is None
+        else file
+        for file in graded
+    ]
 
 
 def _anything(found: Found, sources: list[str]) -> bool:
@@ -190,6 +206,10 @@ def _warnings(run: report.Run, args: argparse.Namespace) -> list[str]:
         count, has = len(unzipped), "has" if len(unzipped) == 1 else "have"
         said.append(f"{count} student{'s' * (count != 1)} ({who(unzipped[0])} first) {has} no page in "
                     f"{run.lms}-feedback.zip: their files do not carry {run.lms.title()}'s numbers")  # fmt: skip
+    needless = [who(file) for file in run.graded if file.settled and not file.reasons()]
+    if needless:
+        said.append(f"settled is given where no review is needed ({', '.join(needless)}): "
+                    "is it the student you meant?")  # fmt: skip
     if run.held:
         said.append(report.held_back(run.held))
     if run.left_out:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import jinja2
 
-from predict_check import SELF_RECORDED, FirstTry, Outcome, code_span, one_line, slug, visible
+from predict_check import FirstTry, Outcome, code_span, one_line, slug, visible
 
 from .gradebook import REVISIT_FIRST, GradedFile, number
 from .withheld import gives_away
@@ -36,6 +36,11 @@ ABOUT_FILE = "About your answers file"  # the heading over what could not be rea
 PROVISIONAL = (
     "This grade is provisional, held for review: your file is looked at before the grade is final, and it may change."
 )
+YOUR_RECORD = (
+    "your first tries are your own record, kept where you typed them (your browser, or the file you saved from "
+    "JupyterLab); the grader checks nothing about them, and they are not part of your score"
+)
+NOTHING_HANDED_IN = "not graded: no answers file was handed in"
 HELD_BACK = "The reasoning is held back here: it states the answer to an exercise you have still to get right."
 WHY = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint", Outcome.CLOSE: "Next", Outcome.UNREADABLE: "To read it"}
 TEMPLATES = jinja2.Environment(
@@ -117,29 +122,48 @@ def page(file: GradedFile) -> Page:
         f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
         f"{file.score} of {len(file.verdicts)} exercises right"
         if file.graded
-        else "not graded: the file handed in is no answers file"
+        else f"{NOTHING_HANDED_IN} (what you handed in is no answers file)"
     )
-    late = f"Handed in late: the points are multiplied by {number(file.late_factor)}." if file.late else None
-    late = "Handed in late: no points are taken off for it." if file.late and file.late_factor == 1 else late
     problems = tuple(file.problems())  # the file by its name as the class knows it, not by the teacher's folders
-    who = (file.student.name, file.student.id, file.label, score, late, problems)
+    who = (file.student.name, file.student.id, file.label, score, late_said(file), problems)
     held = PROVISIONAL if file.graded and file.needs_review else None
     if file.sheet.unreadable is not None:
         return Page(*who, (), problems[0], others=file.others, held=held)
     not_right = [exercise for exercise in file.course if exercise.id not in file.right]
     sections = tuple(_section(file, position, not_right) for position in range(len(file.verdicts)))
     firsts = any(first is not None for first in file.first_tries)
-    return Page(*who, (*file.sheet.notes, *_shifted(file)), None, sections, file.others, firsts, held)
+    notes = (*file.sheet.notes, *_shifted(file), *_whole(file))
+    return Page(*who, notes, None, sections, file.others, firsts, held)
+
+
+def late_said(file: GradedFile) -> str | None:
+    """A late file's lateness and what it cost, in points, said to the student (a page and Moodle's comment)."""
+    if not file.late or not file.graded or file.whole:
+        return None
+    if file.late_factor == 1:
+        return "You handed in late: no points are taken off for it."
+    before = sum(file.points)
+    return (f"You handed in late: your points are multiplied by {number(file.late_factor)}, so "
+            f"{number(before)} become {number(before * file.late_factor)}, {number(before * (1 - file.late_factor))} "
+            "taken off for lateness.")  # fmt: skip
 
 
 def _shifted(file: GradedFile) -> tuple[str, ...]:
-    """The shift the review queue finds, said to the student in plain words, by the exercises' titles (no numbers)."""
+    """The shift the review queue finds, said to the student: the exercises and the line to check, by their titles.
+
+    Never which answer fits where: that would tell the student answers they have not got right.
+    """
     titles = [f"\u201c{file.course.get(i).title}\u201d" for i in file.shifted if i in file.course.exercises]
     if not titles:
         return ()
     listed = ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
-    return (f"Your answers look shifted by a line: those to {listed} are each the right answer to the exercise next "
-            "to theirs, so a line of your file may be missing or doubled. Your teacher will look at it.",)  # fmt: skip
+    look = " Your teacher will look at it." if file.needs_review else ""
+    return (f"Your answers to {listed} look shifted by a line: check your file from the line of {titles[0]} "
+            f"({file.shifted[0]} = ...) on, for a line missing or doubled.{look}",)  # fmt: skip
+
+
+def _whole(file: GradedFile) -> tuple[str, ...]:
+    return (f"Your score was set by your teacher: {visible(file.whole[1])}",) if file.whole else ()
 
 
 def _section(file: GradedFile, position: int, not_right: list) -> Section:
@@ -175,7 +199,7 @@ def _first(file: GradedFile, position: int) -> str | None:
     else:
         said = f"your first prediction was {first.verdict.head.split(',')[0]}"
     extra = "; this file gives no final answer here, so it is not counted" if first.unanswered else ""
-    return f"As your browser recorded it, {said}{extra} (your own record, not part of the score)."
+    return f"As you recorded it where you typed it, {said}{extra} (your own record, not part of your score)."
 
 
 # --- HTML (to send, or to open in a browser): Jinja2 escapes every value ------------------------
@@ -188,7 +212,7 @@ def feedback_html(file: GradedFile, options: Options = Options(), built: Page | 
         options=options,
         note=options.paragraphs,
         heading=TITLE,
-        self_recorded=SELF_RECORDED,
+        self_recorded=YOUR_RECORD,
         about_file=ABOUT_FILE,
     )
 
@@ -227,7 +251,7 @@ def feedback_markdown(file: GradedFile, options: Options = Options(), built: Pag
         lines += ["## Revisit first", ""]
         lines += [f"- {s.number}. {_md(s.title)}: {_md(s.head)}" for s in p.revisit] + [""]
     if p.first_tries:
-        lines += [_md(f"First tries: {SELF_RECORDED}."), ""]
+        lines += [_md(f"First tries: {YOUR_RECORD}."), ""]
     for s in p.sections:
         lines += _markdown_section(s)
     return "\n".join(lines)
@@ -269,7 +293,7 @@ def feedback_text(file: GradedFile, options: Options = Options(), built: Page | 
     if p.revisit:
         out += ["", "Revisit first:"] + [f"  {s.number}. {s.title}: {s.head}" for s in p.revisit]
     if p.first_tries:
-        out += ["", *_wrap(f"First tries: {SELF_RECORDED}.")]
+        out += ["", *_wrap(f"First tries: {YOUR_RECORD}.")]
     for s in p.sections:
         out += _text_section(s)
     return "\n".join(out) + "\n"

@@ -49,6 +49,7 @@ REVISIT_FIRST = 3  # exercises a page (and Moodle's comment) names to revisit fi
 APART = 2  # seconds between two files' times that order them: an unzip sets a folder's times alike
 CUT_SHORT = 0.25  # the share of the assigned exercises missing from a file (not even "") that says it was cut short
 SHIFTED = 3  # answers that are each the next (or the last) exercise's answer: a file shifted by a line
+SETTLED_BY = "settled by the override of "  # how an item an exercise's override settled says so
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ class GradedFile:
     graded: bool = True  # False for a file handed in that is no answers file (a .docx): a row, not graded
     doubt: str | None = None
     settled: str | None = None  # the teacher's reason for releasing a row held for review (``overrides``)
+    whole: tuple[float, str] | None = None  # the row's points set by hand, and why (an integrity case: ``overrides``)
     renamed: str | None = None  # the name the file gives itself where the record (LMS, roster) names another
 
     @property
@@ -105,9 +107,22 @@ class GradedFile:
         return score(self.verdicts)
 
     @property
+    def factor(self) -> float:
+        """What the points are multiplied by: the late factor for a late file, else 1."""
+        return self.late_factor if self.late else 1.0
+
+    @property
     def total(self) -> float:
-        """The points earned, late factor applied."""
-        return sum(self.points) * (self.late_factor if self.late else 1.0)
+        """The points earned, late factor applied; or the row's points as the teacher set them."""
+        return self.whole[0] if self.whole else sum(self.points) * self.factor
+
+    def settled_by(self, exercise_id: str = "") -> str | None:
+        """What settled an exercise's item (its override), or the whole row (``settled``, its points), in words."""
+        if exercise_id in self.regraded:
+            return f"{SETTLED_BY}{exercise_id}: {self.regraded[exercise_id]}"
+        if self.whole:
+            return f"settled by the row's points set by hand ({number(self.whole[0])}): {self.whole[1]}"
+        return f"settled: {self.settled}" if self.settled else None
 
     @property
     def percentage(self) -> float:
@@ -117,22 +132,38 @@ class GradedFile:
     def needs_review(self) -> bool:
         """Whether a person should look (a line or an answer not read, an unknown key, a guess, a shift, a doubt),
         and has not settled it."""
-        return self.settled is None and bool(self.reasons())
+        return self.settled is None and self.whole is None and bool(self.reasons())
 
     def reasons(self) -> list[str]:
-        """Why the row needs review, each in words (grades.csv's problems): none for a row that does not."""
+        """Why the row needs review, each in words (grades.csv's problems): none for a row that does not.
+
+        An exercise's override settles what kept that exercise from being read (its answer or its line)."""
         bad = {line.key for line in self.sheet.bad}
         unread = [
             v.exercise_id
             for v in self.verdicts
-            if v.outcome is Outcome.UNREADABLE and v.exercise_id not in {*bad, *self.shifted}
+            if v.outcome is Outcome.UNREADABLE and v.exercise_id not in {*bad, *self.shifted, *self.regraded}
         ]
+        shifted = [exercise_id for exercise_id in self.shifted if exercise_id not in self.regraded]
         return [
-            *self.problems(),
+            *self.open_problems(),
             *([f"answers not read: {', '.join(unread)}"] if unread and self.sheet.unreadable is None else []),
-            *([f"answers shifted by a line: {', '.join(self.shifted)}"] if self.shifted else []),
+            *([f"answers shifted by a line: {', '.join(shifted)}"] if shifted else []),
             *filter(None, [self.undecided, self.doubt]),
         ]
+
+    def open_problems(self) -> list[str]:
+        """The problems no exercise's override settled: a line not read whose exercise the teacher set is settled."""
+        problems = self.problems()
+        if self.sheet.unreadable is not None:
+            return problems
+        lines = len(self.sheet.bad)
+        kept = [
+            problem
+            for problem, line in zip(problems, self.sheet.bad)
+            if not (line.table is None and line.key in self.regraded)
+        ]
+        return kept + problems[lines:]
 
     def problems(self) -> list[str]:
         """The sheet's problems, naming the file as the class knows it (its label), not by the teacher's folders."""
@@ -549,7 +580,7 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
     character, and never as the start of a formula. ``pages`` names each row's feedback page.
     """
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header(exercise_ids(course, graded)))
     key = f"{course.name} {course.version}"
     for index, file in enumerate(graded):
@@ -565,7 +596,7 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                 "yes" if file.needs_review else "",
                 *(file.count(outcome) for outcome in COUNTS),
                 *(first_counts(firsts) if firsts is not None else ("", "", "")),
-                *(number(points) if file.graded else "" for points in file.points),
+                *(number(points * file.factor) if file.graded else "" for points in file.points),
                 csv_cell(file.label),
                 csv_cell(" | ".join(file.others)),
                 pages[index] if pages else "",
@@ -574,7 +605,7 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
                         [
                             *file.reasons(),
                             *filter(None, [file.renamed]),
-                            *([f"settled: {file.settled}"] * bool(file.settled)),
+                            *filter(None, [file.settled_by() if file.settled or file.whole else None]),
                         ]
                     ),
                     composed=True,
@@ -583,6 +614,12 @@ def csv_text(course: Course, graded: Sequence[GradedFile], pages: Sequence[str] 
             ]
         )
     return buffer.getvalue()
+
+
+def spreadsheet_bytes(text: str) -> bytes:
+    """A CSV the teacher opens as a spreadsheet opens it right: UTF-8 with a byte-order mark (without one, Excel
+    reads it as cp1252, "PÃ©rez"), its lines ended by CRLF as RFC 4180 writes them (the writers' terminator)."""
+    return ("\ufeff" + text).encode("utf-8")
 
 
 def typed_cell(text: str | None) -> str:
@@ -596,7 +633,7 @@ def typed_cell(text: str | None) -> str:
 def long_csv_text(graded: Sequence[GradedFile]) -> str:
     """One row per student and exercise: the answer as typed (one not read too, escaped), its verdict, its points."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(LONG_HEADER)
     for file in graded:
         for position, verdict in enumerate(file.verdicts):
@@ -614,7 +651,7 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
                     verdict.exercise_id,
                     typed_cell(file.typed(position)),
                     verdict.outcome.value,
-                    number(file.points[position]) if file.graded else "",  # no answers file: no points
+                    number(file.points[position] * file.factor) if file.graded else "",  # no answers file: none
                     csv_cell(note, composed=True),
                     (first_word(first) + (", no final answer" if first.unanswered else "")) if first else "",
                     typed_cell(first_typed),

@@ -17,7 +17,8 @@ the handed-in file's id, the first two numbers between underscores in the name
 (``feedback_69437_678901_tom-becker.txt``; Canvas shows it under the name of the file
 handed in, so it is the plain-text page, readable whatever its name); Moodle's "Upload
 multiple feedback files in a zip" by the participant's number in a folder's name
-(``ana-perez_301_assignfeedback_file_/feedback.html``). A row held for review has no page in the zip.
+(``ana-perez_301_assignfeedback_file_/feedback.html``). A row held for review has no page in the zip; one with
+no answers file has its page, which says so.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from predict_check import GradingError, quoted, slug, visible
 
+from .feedback import late_said
 from .gradebook import REVISIT_FIRST, GradedFile, number
 
 BOM = "\ufeff"
@@ -195,26 +197,30 @@ def filled(export: Export, graded: Sequence[GradedFile]) -> tuple[bytes, list[Gr
 
 
 def comment(file: GradedFile) -> str:
-    """A short feedback comment, in the HTML Moodle's comments take: the score, what to revisit, where the page is."""
-    score = (f"{number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
+    """A short feedback comment, in the HTML Moodle's comments take: the score, lateness and what it cost, what to
+    revisit, where the page is."""
+    score = (f"You have {number(file.total)} of {number(file.maximum)} points ({number(file.percentage, 1)}%); "
              f"{file.score} of {len(file.verdicts)} exercises right.")  # fmt: skip
     titles = [file.course.get(v.exercise_id).title for v in file.verdicts if v.outcome.name != "CORRECT"]
     titles = titles[:REVISIT_FIRST]
     revisit = f"<p>Revisit first: {html.escape('; '.join(titles))}.</p>" if titles else ""
-    return f"<p>{html.escape(score)}</p>{revisit}<p>Every exercise is on your feedback page, attached.</p>"
+    late = late_said(file)
+    late = f"<p>{html.escape(late)}</p>" if late else ""
+    return f"<p>{html.escape(score)}</p>{late}{revisit}<p>Every exercise is on your feedback page, attached.</p>"
 
 
 def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes]) -> tuple[bytes, int]:
     """Each student's page (in the LMS's ``FORM``) named as its bulk feedback upload expects, zipped; how many.
 
-    A row held for review sends no page: its score is provisional, and its grade is not in the LMS's file.
+    A row held for review sends no page: its score is provisional, and its grade is not in the LMS's file. A
+    student who handed in no answers file gets a page that says so.
     """
     buffer = io.BytesIO()
     count = 0
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file, data in zip(graded, pages):
             name = entry_name(lms, file)
-            if name is not None and file.graded and not file.needs_review:
+            if name is not None and (not file.graded or not file.needs_review):  # nothing handed in: a page says so
                 entry = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
                 entry.external_attr = 0o644 << 16
                 archive.writestr(entry, data, zipfile.ZIP_DEFLATED)

@@ -30,7 +30,7 @@ from . import lms, review
 from .feedback import RENDER, Options, feedback_pages, page_stems
 from .figure import class_results_figure, png_bytes
 from .files import Found, file_identity
-from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, tally, who
+from .gradebook import ExerciseTally, GradedFile, csv_text, long_csv_text, number, spreadsheet_bytes, tally, who
 from .policy import NOT_ASSIGNED, Policy
 from .publish import PublishError, publish
 
@@ -61,9 +61,11 @@ class Run:
 
     @cached_property
     def held(self) -> list[GradedFile]:
-        """The rows the filled export leaves blank because they need review (not those it has no place for)."""
+        """The rows the filled export leaves blank because they need review: not those it has no place for, nor
+        those with no answers file (blank because there is nothing to grade, and said so)."""
         missing = {id(file) for file in self.filled[1]} if self.filled else set()
-        return [file for file in self.graded if self.filled and file.needs_review and id(file) not in missing]
+        held = [file for file in self.graded if self.filled and file.graded and file.needs_review]
+        return [file for file in held if id(file) not in missing]
 
     @cached_property
     def left_out(self) -> str | None:
@@ -82,8 +84,9 @@ class Run:
 
     @cached_property
     def tallies(self) -> list[ExerciseTally]:
-        """Each exercise across the students graded: a row with no answers file is in no count (nor the figure)."""
-        return tally(self.course, [file for file in self.graded if file.graded])
+        """Each exercise across the students graded: a row with no answers file, or held for review (the blank
+        template, a copy, the key), is in no count, line or bar of the figure, as it is in no mean."""
+        return tally(self.course, [file for file in self.graded if file.graded and not file.needs_review])
 
 
 # --- the summary ---------------------------------------------------------------------------------
@@ -110,7 +113,7 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
         f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
         f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
         "exercises right"
-        + (f"; {held_count} held for review, not in the mean" if held_count else "")
+        + (f"; {held_count} held for review, in no mean nor exercise's count" if held_count else "")
         + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
     ]
@@ -221,9 +224,9 @@ def contents(run: Run) -> dict[str, bytes]:
     form = "html" if "html" in options.formats else options.formats[0]
     pages = feedback_pages(graded, options)
     files = {
-        GRADEBOOK: csv_text(run.course, graded, [f"{stem}.{form}" for stem in stems]).encode("utf-8"),
-        LONG: long_csv_text(graded).encode("utf-8"),
-        REVIEW: review.csv_text(run.items).encode("utf-8"),
+        GRADEBOOK: spreadsheet_bytes(csv_text(run.course, graded, [f"{stem}.{form}" for stem in stems])),
+        LONG: spreadsheet_bytes(long_csv_text(graded)),
+        REVIEW: spreadsheet_bytes(review.csv_text(run.items)),
         FIGURE: png_bytes(class_results_figure(run.tallies)),
         **{f"{FEEDBACK}/{name}": data for name, data in pages.items()},
     }

@@ -7,7 +7,8 @@ a file whose answers are shifted by a line (each is the next exercise's answer),
 that may be no attempt (the blank template, the key, another student's file), a file
 handed in that is no answers file, and a graded student the LMS's export does not know.
 ``review.csv`` holds them all; the summary counts them and lists the first few. What an
-override settled is not listed again; the items of a row the overrides settled say so, with the reason.
+override settled stays listed, saying which override settled it and why, and so do the items of a row
+``settled`` or given its points by hand.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from predict_check import Outcome, csv_cell, one_line, quoted, visible
+from predict_check import Outcome, Verdict, csv_cell, one_line, quoted, visible
 
 from .files import Found
-from .gradebook import GradedFile, typed_cell, who
+from .gradebook import SETTLED_BY, GradedFile, typed_cell, who
 
 HEADER = ("id", "name", "file", "exercise", "what", "as typed", "what to do")
 LISTED = 12  # items the summary lists before it counts the rest
@@ -57,15 +58,17 @@ def _items(file: GradedFile) -> list[Item]:
     if file.sheet.unreadable is None:
         bad = {line.key for line in file.sheet.bad if line.table is None}
         items += [
-            Item(file, file.label, line.key or "", "line not read", line.text, _fix(line)) for line in file.sheet.bad
-        ]
+            Item(file, file.label, line.key or "", "line not read", line.text,
+                 (line.table is None and _overridden(file, line.key)) or _fix(line))
+            for line in file.sheet.bad
+        ]  # fmt: skip
         items += [Item(file, file.label, "", "no such exercise", None, said) for said in file.sheet.unknown_ids()]
         items += [
-            Item(file, file.label, verdict.exercise_id, "answer not read", file.typed(position), verdict.message)
-            for position, verdict in enumerate(file.verdicts)
-            if verdict.outcome is Outcome.UNREADABLE
-            and verdict.exercise_id not in {*bad, *file.regraded, *file.shifted}
-        ]
+            Item(file, file.label, verdict.exercise_id, "answer not read", file.typed(position),
+                 _overridden(file, verdict.exercise_id) or verdict.message)
+            for position, verdict in enumerate(map(_as_read, file.verdicts, [file] * len(file.verdicts)))
+            if verdict.outcome is Outcome.UNREADABLE and verdict.exercise_id not in {*bad, *file.shifted}
+        ]  # fmt: skip
     if file.shifted:
         said = (
             f"{len(file.shifted)} answers are each the answer to the exercise beside theirs: {', '.join(file.shifted)}"
@@ -77,9 +80,20 @@ def _items(file: GradedFile) -> list[Item]:
         items.append(Item(file, file.label, "", "which file counts?", None, file.undecided))
     if file.doubt:
         items.append(Item(file, file.label, "", "needs review", None, f"{file.doubt}; check before grading it"))
-    if file.settled:
-        return [replace(item, todo=f"settled: {file.settled}") for item in items]
+    whole = file.settled_by() if file.settled or file.whole else None
+    if whole:
+        return [item if item.todo.startswith(SETTLED_BY) else replace(item, todo=whole) for item in items]
     return items
+
+
+def _as_read(verdict: Verdict, file: GradedFile) -> Verdict:
+    """The verdict as the file's answer got it, before an override set it: what the queue says was not read."""
+    return file.sheet.grade(verdict.exercise_id) if verdict.exercise_id in file.regraded else verdict
+
+
+def _overridden(file: GradedFile, exercise_id: str | None) -> str | None:
+    """What settled an exercise's item: its override, with the teacher's reason; None where none did."""
+    return file.settled_by(exercise_id) if exercise_id in file.regraded else None
 
 
 def _fix(line) -> str:
@@ -89,7 +103,7 @@ def _fix(line) -> str:
 def csv_text(items: Sequence[Item]) -> str:
     """``review.csv``: one row per item, every student's text shown as text, never as a formula."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(HEADER)
     for item in items:
         student = item.file.student if item.file else None
@@ -110,7 +124,7 @@ def summary(items: Sequence[Item]) -> list[str]:
     if not items:
         return ["review queue: nothing to review"]
     kinds = Counter(item.what for item in items)
-    settled = sum(bool(item.file and item.file.settled) for item in items)
+    settled = sum(item.todo.startswith("settled") for item in items)
     lines = [f"review queue ({len(items)} in review.csv): " + "; ".join(f"{what}: {n}" for what, n in kinds.items())
              + (f"; {settled} settled by the overrides" if settled else "")]  # fmt: skip
     for item in items[:LISTED]:
