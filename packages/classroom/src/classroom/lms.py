@@ -24,8 +24,10 @@ no answers file has its page, which says so.
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import io
+import math
 import re
 import zipfile
 from collections.abc import Sequence
@@ -36,6 +38,7 @@ from predict_check import GradingError, quoted, slug, visible
 
 from .feedback import late_said
 from .gradebook import REVISIT_FIRST, GradedFile, number
+from .students import counted, repeated
 
 BOM = "\ufeff"
 FORM = {"canvas": "txt", "moodle": "html"}  # the page each LMS's upload takes
@@ -64,13 +67,18 @@ class Export:
     def header(self) -> list[str]:
         return self.rows[0]
 
+    @functools.cached_property
+    def columns(self) -> dict[str, int]:
+        """Each column's place, by its name in the header (the first, where two share a name)."""
+        return {name: index for index, name in reversed(list(enumerate(self.header)))}
+
     def cell(self, row: list[str], name: str) -> str:
         """A row's value in the column of that name ("" where the export has no such column)."""
-        index = self.header.index(name) if name in self.header else None
+        index = self.columns.get(name)
         value = row[index].strip() if index is not None and index < len(row) else ""
         return DIGITS.findall(value)[-1] if name == "Identifier" and DIGITS.search(value) else value
 
-    @property
+    @functools.cached_property
     def students(self) -> list[int]:
         """The rows that are students: those with an id (not the header, nor the points possible)."""
         first = ID_COLUMNS[self.lms][0]
@@ -81,15 +89,14 @@ class Export:
             return self.cell(row, "Full name")
         return self.cell(row, "Student") or f"{self.cell(row, 'FirstName')} {self.cell(row, 'LastName')}".strip()
 
-    @property
+    @functools.cached_property
     def names(self) -> dict[str, str]:
         """Id -> name, for every id the export gives a student: the record, the name every output uses."""
-        return {
-            self.cell(self.rows[n], column): self.name(self.rows[n])
-            for n in self.students
-            for column in ID_COLUMNS[self.lms]
-            if self.cell(self.rows[n], column)
-        }
+        names = {}
+        for row in (self.rows[n] for n in self.students):
+            name = self.name(row)
+            names |= {value: name for column in ID_COLUMNS[self.lms] if (value := self.cell(row, column))}
+        return names
 
 
 def read(path: Path, column: str | None) -> Export:
@@ -101,7 +108,7 @@ def read(path: Path, column: str | None) -> Export:
         raise LmsError(f"cannot read {shown}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise LmsError(f"{shown} is not UTF-8; expected the CSV file as the LMS exported it") from None
-    rows = list(csv.reader(io.StringIO(text.removeprefix(BOM))))
+    rows = list(counted(csv.reader(io.StringIO(text.removeprefix(BOM))), shown))
     header = rows[0] if rows else []
     if "Identifier" in header and "Grade" in header:
         export = Export("moodle", rows, _moodle_column(header, column, shown), None, text.startswith(BOM))
@@ -138,27 +145,35 @@ def _title(name: str) -> str:
 
 
 def _maximum(export: Export) -> float | None:
-    """The points the column is out of: Canvas's "Points Possible" row, or Moodle's "Maximum Grade"."""
+    """The points the column is out of: Canvas's "Points Possible" row, or Moodle's "Maximum Grade"; None where blank.
+
+    One that is no finite number above 0 (``nan``, ``inf``, 0, below 0) is refused: no maximum could match it.
+    """
     if export.lms == "canvas":
         row = next((row for row in export.rows[1:] if row and row[0].strip() == "Points Possible"), None)
         value = row[export.column] if row is not None and export.column < len(row) else ""
     else:
         value = next((export.cell(export.rows[n], "Maximum Grade") for n in export.students), "")
     try:
-        return float(value.replace(",", ".") if "." not in value else value.replace(",", ""))
+        maximum = float(value.replace(",", ".") if "." not in value else value.replace(",", ""))
     except ValueError:
         return None
+    if not math.isfinite(maximum) or maximum <= 0:
+        said = "Points Possible" if export.lms == "canvas" else "Maximum Grade"
+        raise LmsError(f"the column {quoted(export.header[export.column])} is out of {quoted(value)} points "
+                       f"(its {said}); expected a number of points above 0: set the assignment's points in the LMS "
+                       "and export again")  # fmt: skip
+    return maximum
 
 
 def _refuse_repeats(export: Export, shown: str) -> None:
     for column in ID_COLUMNS[export.lms]:
-        seen: dict[str, int] = {}
-        for n in export.students:
-            value = export.cell(export.rows[n], column)
-            if value and value in seen:
-                raise LmsError(f"{shown} gives the {column} {quoted(value)} on lines {seen[value] + 1} and {n + 1}; "
-                               "expected each student once: export the gradebook again")  # fmt: skip
-            seen[value] = n
+        given = [(n, value) for n in export.students if (value := export.cell(export.rows[n], column))]
+        twice = repeated([value for _, value in given])
+        if twice is not None:
+            lines = " and ".join(str(given[place][0] + 1) for place in twice[1])
+            raise LmsError(f"{shown} gives the {column} {quoted(twice[0])} on lines {lines}; "
+                           "expected each student once: export the gradebook again")  # fmt: skip
 
 
 def refuse_another_maximum(export: Export, maximum: float) -> None:

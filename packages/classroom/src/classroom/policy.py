@@ -38,6 +38,8 @@ from pathlib import Path
 
 from predict_check import Course, GradingError, Outcome, quoted, visible
 
+from .students import counted, repeated
+
 LATE_WORDS = ("yes", "y", "true", "1", "late", "x")
 NOT_ASSIGNED = "not assigned, 0 points"  # an exercise the policy gives no points, wherever it is named
 LARGEST_POINTS = 1_000
@@ -177,16 +179,15 @@ def _roster(path: Path, column: str) -> list[dict[str, str]]:
     name = visible(str(path))
     try:
         with path.open(encoding="utf-8-sig", newline="") as file:
-            rows = list(csv.DictReader(file))
+            rows = list(counted(csv.DictReader(file), f"the roster {name}"))
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise PolicyError(f"cannot read the roster {name}: {error}") from None
     if not rows or "id" not in rows[0] or column not in rows[0]:
         raise PolicyError(f"the roster {name} needs an 'id' column and a {quoted(column)} column")
-    rows = [{**row, "id": row["id"].strip()} for row in rows if (row["id"] or "").strip()]
-    ids = [row["id"] for row in rows]
-    twice = next((i for i in ids if ids.count(i) > 1), None)
+    kept = [(n, {**row, "id": row["id"].strip()}) for n, row in enumerate(rows, start=2) if (row["id"] or "").strip()]
+    twice = repeated([row["id"] for _, row in kept])
     if twice is not None:
-        lines = [str(n) for n, i in enumerate(ids, start=2) if i == twice]
-        raise PolicyError(f"the roster {name} gives the id {quoted(twice)} on rows {' and '.join(lines)}; "
+        lines = " and ".join(str(kept[place][0]) for place in twice[1])
+        raise PolicyError(f"the roster {name} gives the id {quoted(twice[0])} on rows {lines}; "
                           "expected each student once")  # fmt: skip
-    return rows
+    return [row for _, row in kept]

@@ -14,11 +14,15 @@ of a student's files came last.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from predict_check import GradingError
+
+Row = TypeVar("Row")
 
 PRESETS = {
     # doejane_12345_678901_answers.toml, doejane_LATE_12345_678901_answers-1.toml: the user's id, the file's id
@@ -29,6 +33,7 @@ PRESETS = {
     "blackboard": r"[^/]*?_(?P<id>[^_/]+)_attempt_(?P<attempt>[0-9-]+)_[^/]*",
 }
 PLACES = ("{name}", "{id}", "{*}")
+PROGRESS = 100_000  # rows: a roster or an export this long says how far it has been read, every so many rows
 
 
 class PatternError(GradingError):
@@ -140,3 +145,25 @@ def identify(
     name = (known or stem).replace("_", " ").strip() or label
     attempt = found.get("attempt", "").replace("-", "")
     return Student(name, student_id, "late" in found, int(attempt) if attempt.isdigit() else None, bool(known))
+
+
+def counted(rows: Iterable[Row], what: str) -> Iterator[Row]:
+    """``rows`` as they are read, said on stderr every ``PROGRESS`` rows: a long roster or export shows it moves."""
+    for n, row in enumerate(rows, start=1):
+        if n % PROGRESS == 0:
+            print(f"reading {what}: {n:,} rows so far", file=sys.stderr, flush=True)
+        yield row
+
+
+def repeated(values: Sequence[str]) -> tuple[str, list[int]] | None:
+    """The first value given again, with every place (from 0) it is at; None where each is given once.
+
+    One look-up per value, then one pass for the places: linear, so that a roster or an export of a
+    million students is checked as fast as it is read.
+    """
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            return value, [n for n, other in enumerate(values) if other == value]
+        seen.add(value)
+    return None
