@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from classroom.__main__ import main
-from hostile import ALL_RIGHT, SOLUTIONS, M, with_answer
+from hostile import ALL_RIGHT, REFERENCE, SOLUTIONS, M, with_answer
 from predict_check import answers_file
 from rmsnorm_course.pages import COURSE
 
@@ -33,9 +33,10 @@ def section(page: str, exercise_id: str) -> str:
 
 
 def test_a_short_answer_not_yet_right_is_held_back_from_another_exercise_s_reasoning(tmp_path):
-    page = graded_page(tmp_path, with_answer("fused-bytes", "16"))  # 8 is the answer; fused-intensity is right
-    assert "5 operations over 8 bytes" not in page
-    assert HELD_BACK in section(page, "fused-intensity")
+    right = REFERENCE["mean-square"]  # a short number, which the reciprocal RMS's reasoning starts from
+    page = graded_page(tmp_path, with_answer("mean-square", str(2 * float(right))))  # reciprocal-rms is right
+    assert f" {right}" not in page
+    assert HELD_BACK in section(page, "reciprocal-rms")
 
 
 def test_the_hint_for_the_student_s_own_answer_is_never_held_back(tmp_path):

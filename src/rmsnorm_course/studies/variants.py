@@ -50,8 +50,8 @@ def sandwich_block(h, branch, eps=1e-6):
 
 
 def fused_add_rms_norm(h, f, weight, eps=1e-6):
-    """One kernel: add the branch to the stream, keep the new stream, and
-    normalize it."""
+    """One kernel: add the branch to the stream, keep the new stream,
+    and normalize it."""
     h = h + f
     return h, rms(h, eps) * weight
 
@@ -60,5 +60,6 @@ def partial_rms_norm(x, weight, share, eps=1e-8):
     """pRMSNorm: the RMS from the first ``share`` of each row only; eps
     added to the root, outside it, as the authors' code does."""
     k = max(1, int(share * x.shape[-1]))
-    rms_of_part = np.sqrt(np.mean(x[..., :k] ** 2, axis=-1, keepdims=True))
+    part = x[..., :k]
+    rms_of_part = np.sqrt(np.mean(part**2, axis=-1, keepdims=True))
     return weight * x / (rms_of_part + eps)
