@@ -104,7 +104,14 @@ def _reciprocal_rms(x, eps) -> Solution:
     return Solution(
         float(forward.inverse_rms[0]),
         f"1 / sqrt({mean_square:g} + {eps:g}) = {fmt(forward.inverse_rms[0])}.",
-        slips=((float(np.sqrt(mean_square + eps)), "That is the RMS itself; the question asks for 1 / RMS."),),
+        slips=(
+            (float(np.sqrt(mean_square + eps)), "That is the RMS itself; the question asks for 1 / RMS."),
+            (1.0 / (mean_square + eps), "That leaves out the square root: it is 1 / (mean square + eps)."),
+            (
+                1.0 / float(np.sqrt(np.sum(np.square(x)) + eps)),
+                "That adds the squares without dividing by d; the mean square is their average.",
+            ),
+        ),
         detail="Every coordinate of x is multiplied by this one shared factor.",
     )
 
@@ -145,6 +152,9 @@ def _normalized(x, eps) -> Solution:
     )
 
 
+GAIN_FIRST = "That applies the gain before normalizing; RMSNorm normalizes x first, then multiplies by g."
+
+
 @COURSE.exercise(
     "output",
     "The output, after the gain",
@@ -160,7 +170,13 @@ def _output(x, eps, g) -> Solution:
     return Solution(
         tuple(forward.output.tolist()),
         f"y = {given(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
-        slips=((tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),),
+        slips=(
+            (tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),
+            *(
+                (vector(stages_of(np.multiply(g, x), eps=at).normalized), GAIN_FIRST)
+                for at in (eps, example.IDEAL_EPS)  # with the question's eps, or with none
+            ),
+        ),
         detail=(
             "The gain rescales each feature on its own, so the output no longer points the way x does."
             if len(set(g)) > 1
@@ -269,12 +285,26 @@ TINY_PAIRS = ((0.0001, 0.0002), (0.001, 0.002), (0.0006, 0.0008), (-0.0005, 0.00
 )
 def _tiny_normalized(x, eps) -> Solution:
     forward = stages_of(x, eps=eps)
+    ms = float(forward.mean_square[0])
     ideal = stages_of(x, eps=example.IDEAL_EPS).normalized
+    ordinary = stages_of(np.asarray(x) * np.sqrt(float(stages_of(X).mean_square[0]) / ms), eps=eps).normalized
     return Solution(
         tuple(forward.normalized.tolist()),
-        f"x-hat = x / sqrt({float(forward.mean_square[0]):.3g} + {eps:g}) = {fmt(forward.normalized)}: "
+        f"x-hat = x / sqrt({ms:.3g} + {eps:g}) = {fmt(forward.normalized)}: "
         "the direction of x, but shorter than at eps = 0.",
-        slips=((tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is not small next to the mean square."),),
+        slips=(
+            (tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is not small next to the mean square."),
+            (
+                vector(ordinary),
+                f"That is x-hat of a row as large as {X_TEXT}, as if x-hat did not depend on scale; it ignores "
+                "scale only while the mean square dwarfs eps, and this one's is smaller than eps.",
+            ),
+            (vector(np.asarray(x) / (ms + eps)), "That leaves out the square root: it divides x by ms + eps."),
+            (
+                vector(np.asarray(x) / np.sqrt(np.sum(np.square(x)) + eps)),
+                "That adds the squares without dividing by d; the mean square is their average.",
+            ),
+        ),
         detail="The smaller the mean square is next to eps, the more of the denominator eps sets.",
     )
 
@@ -297,6 +327,11 @@ def _tiny_scaled(x, eps, factor) -> Solution:
         "not cancelled.",
         slips=(
             (tuple(card.original.tolist()), "That is x-hat of the unscaled input; eps does not scale with x."),
+            (
+                vector(factor * card.original),
+                f"That multiplies x-hat by {factor:g}, as if it grew with x; the mean square under the root grows "
+                "too, by the factor squared.",
+            ),
             (
                 tuple(rms_norm(factor * np.asarray(x), None, example.IDEAL_EPS).tolist()),
                 "That is the eps = 0 ideal; here eps still matters.",
