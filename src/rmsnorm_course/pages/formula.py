@@ -116,20 +116,21 @@ def _row_count() -> Solution:
             (float(batch), "That is one per sequence; each position's feature vector has its own."),
             (1.0, "That is one for the whole input; each row has its own."),
         ),
-        detail=f"Kept with their axis, as numpy's keepdims=True keeps it, they have shape {stages.mean_square.shape}.",
+        detail="The formula is written for one row; taken along the last axis, numpy applies it to every row at once.",
     )
 
 
 @COURSE.exercise(
     "output-shape",
     "The output's shape",
-    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}. RMSNorm keeps its mean squares with their axis, in shape "
-    f"{[*BATCH_SHAPE[:-1], 1]}, and divides x by sqrt(mean square + eps). What is the shape of the output?",
+    f"An input has shape [B, T, d] = {list(BATCH_SHAPE)}, and the gain g has shape [{BATCH_SHAPE[-1]}]. What is the "
+    "shape of RMSNorm's output, g * x-hat?",
     Shape(),
-    "Dividing arrays of two shapes broadcasts them: an axis of length 1 is stretched to match the other.",
+    "Each row gets one mean square, kept with its axis; dividing and multiplying then broadcast: an axis of "
+    "length 1, or a missing leading one, is stretched to match the other.",
 )
 def _output_shape() -> Solution:
-    x, _, _, y = shape_example()
+    x, gain, _, y = shape_example()
     statistics = stages_of(x).mean_square.shape
     return Solution(
         y.shape,
@@ -137,9 +138,11 @@ def _output_shape() -> Solution:
         slips=(
             (statistics, "That is the mean squares' shape; dividing x by them stretches their last axis back."),
             (x.shape[:-1], "That drops the feature axis; RMSNorm keeps every axis of its input."),
+            (gain.shape, "That is the gain's shape; it is stretched over every row of x, not the other way round."),
+            (x.shape[::-1], "Those are the right axes in the wrong order; RMSNorm keeps them as they come."),
         ),
-        detail=f"The mean squares' {statistics} broadcast against x's {x.shape}: each row's one number divides "
-        f"all {x.shape[-1]} of its features.",
+        detail=f"The mean squares, of shape {statistics}, and the gain, of shape {gain.shape}, broadcast against "
+        f"x's {x.shape}: each row's one number divides all {x.shape[-1]} of its features.",
     )
 
 
@@ -202,6 +205,18 @@ def _anchor_mean(x) -> Solution:
 CIRCLE = Axis(0.0, 360.0, "angle", "where x-hat lands: degrees from the first axis")
 
 
+def quadrant_slips(x, angle: float) -> list[float]:
+    """The angles arctan(y / x) gives, as it is and from the sizes alone, that are neither x's angle nor -x's."""
+    with np.errstate(divide="ignore"):
+        slips = {float(np.degrees(np.arctan(x[1] / x[0]))) % 360.0, float(np.degrees(np.arctan(abs(x[1] / x[0]))))}
+    return sorted(slip for slip in slips if min(_apart(slip, angle), _apart(slip, (angle + 180.0) % 360.0)) > 10.0)
+
+
+def _apart(first: float, second: float) -> float:
+    """How many degrees apart two angles are, the short way round."""
+    return min(abs(first - second), 360.0 - abs(first - second))
+
+
 @COURSE.exercise(
     "circle-image",
     "Where x-hat lands on the circle",
@@ -225,6 +240,10 @@ def _circle_image(x) -> Solution:
                 "That is where LayerNorm sends it: it subtracts the mean first.",
             ),
             ((angle + 180.0) % 360.0, "That points against x; dividing by a positive RMS keeps its direction."),
+            *(
+                (slip, "That angle is in another quadrant: arctan(y / x) cannot tell x from -x. Look at the signs.")
+                for slip in quadrant_slips(x, angle)
+            ),
         ),
         detail=f"|x-hat| = {np.linalg.norm(image):.6f}: every nonzero x lands on the circle, in its own direction.",
         picture={"point": [float(v) for v in image], "input": [float(v) for v in x]},
