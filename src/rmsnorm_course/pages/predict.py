@@ -107,10 +107,6 @@ def _reciprocal_rms(x, eps) -> Solution:
         slips=(
             (float(np.sqrt(mean_square + eps)), "That is the RMS itself; the question asks for 1 / RMS."),
             (1.0 / (mean_square + eps), "That leaves out the square root: it is 1 / (mean square + eps)."),
-            (
-                1.0 / float(np.sqrt(np.sum(np.square(x)) + eps)),
-                "That adds the squares without dividing by d; the mean square is their average.",
-            ),
         ),
         detail="Every coordinate of x is multiplied by this one shared factor.",
     )
@@ -296,8 +292,8 @@ def _tiny_normalized(x, eps) -> Solution:
             (tuple(ideal.tolist()), "That is the eps = 0 ideal; here eps is not small next to the mean square."),
             (
                 vector(ordinary),
-                f"That is x-hat of a row as large as {X_TEXT}, as if x-hat did not depend on scale; it ignores "
-                "scale only while the mean square dwarfs eps, and this one's is smaller than eps.",
+                f"That is x-hat of a row as large as {X_TEXT}, as if scale never mattered; it stops mattering only "
+                "once the mean square dwarfs eps, and this one is below eps.",
             ),
             (vector(np.asarray(x) / (ms + eps)), "That leaves out the square root: it divides x by ms + eps."),
             (
