@@ -57,3 +57,20 @@ def test_no_quadrant_slip_is_the_answer_in_any_variant():
 
 def test_the_spike_bullet_says_it_is_at_eps_zero():
     assert "`page.spike_hat` (eps = 0)" in PAGE
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        (np.mean([1.0, 3.0]), "mean of x itself"),
+        (np.mean(np.array([1.0, 3.0]) / np.linalg.norm([1.0, 3.0])), "Euclidean length"),
+        (0.0, "LayerNorm"),
+    ],
+)
+def test_the_anchor_mean_s_slips_are_named(answer, named):
+    verdict = check("anchor-mean", f"{answer:.6f}")
+    assert verdict.outcome.value == "wrong" and named in verdict.message, verdict.message
+
+
+def test_the_page_ends_with_what_to_remember_after_its_last_box():
+    assert PAGE.rindex("## What to remember") > PAGE.rindex('Prediction("')

@@ -141,7 +141,7 @@ def _output_shape() -> Solution:
             (gain.shape, "That is the gain's shape; it is stretched over every row of x, not the other way round."),
             (x.shape[::-1], "Those are the right axes in the wrong order; RMSNorm keeps them as they come."),
         ),
-        detail=f"The mean squares, of shape {statistics}, and the gain, of shape {gain.shape}, broadcast against "
+        detail=f"The mean squares, of shape {statistics}, and the gain, one number per feature, broadcast against "
         f"x's {x.shape}: each row's one number divides all {x.shape[-1]} of its features.",
     )
 
@@ -197,7 +197,14 @@ def _anchor_mean(x) -> Solution:
     return Solution(
         float(np.mean(normalized)),
         f"x-hat = {fmt(normalized)}, whose mean is {fmt(np.mean(normalized))}: nothing is subtracted.",
-        slips=((0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),),
+        slips=(
+            (0.0, "That is LayerNorm's answer; it subtracts the mean, RMSNorm does not."),
+            (float(np.mean(x)), "That is the mean of x itself; x-hat divides x by its RMS first."),
+            (
+                float(np.mean(np.asarray(x) / np.linalg.norm(x))),
+                "That divides x by its Euclidean length; RMSNorm divides by the root of the mean square.",
+            ),
+        ),
         detail=f"x-hat is x divided by a positive number, so its mean has the sign of x's own mean, {np.mean(x):g}.",
     )
 
