@@ -61,6 +61,10 @@ def _plateau_value(x, eps) -> Solution:
             (float(np.mean(np.square(forward.normalized * np.asarray(G)))), "That applies the worked example's gain."),
             (1.0, "That is the eps = 0 ideal, exactly one; with eps in the denominator the mean square falls short."),
             (ms, f"That is the mean square of x itself; x-hat is x divided by sqrt({ms:g} + {eps:g})."),
+            (
+                float(np.sum(np.square(forward.normalized))),
+                "That adds x-hat's squares without dividing by d; the mean square is their average.",
+            ),
         ),
         detail=(
             f"x-hat of {given(x)} is {fmt(forward.normalized)}. Its mean square falls short of one by "
