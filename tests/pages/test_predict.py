@@ -22,7 +22,9 @@ def typed(values) -> str:
 @pytest.mark.parametrize(
     ("exercise_id", "answer", "named"),
     [
+        ("mean-square", np.mean(X) ** 2, "squares the mean"),
         ("reciprocal-rms", 1 / (12.5 + EPS), "leaves out the square root"),
+        ("normalized", X / (12.5 + EPS), "leaves out the square root"),
         ("output", G * X / np.sqrt(np.mean((G * X) ** 2) + EPS), "gain before normalizing"),
         ("tiny-normalized", X / np.sqrt(12.5 + EPS), "as if scale never mattered"),
         ("tiny-normalized", TINY / (np.mean(TINY**2) + EPS), "leaves out the square root"),

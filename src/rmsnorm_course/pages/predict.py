@@ -83,7 +83,10 @@ def _mean_square(x) -> Solution:
     return Solution(
         mean_square,
         f"mean(x**2) = ({squares}) / {len(x)} = {mean_square:g}: the average of the squares.",
-        slips=((float(np.sum(np.square(x))), "That is the sum of the squares; the mean divides it by d."),),
+        slips=(
+            (float(np.sum(np.square(x))), "That is the sum of the squares; the mean divides it by d."),
+            (float(np.mean(x)) ** 2, "That squares the mean; the mean square averages the squares."),
+        ),
         detail="The mean divides by d, so a wider row of the same values has the same mean square.",
     )
 
@@ -142,6 +145,10 @@ def _normalized(x, eps) -> Solution:
             (
                 tuple(without_eps.tolist()),
                 f"That is x-hat at eps = 0; the question's eps = {eps:g} moves the sixth decimal.",
+            ),
+            (
+                vector(np.asarray(x) / float(forward.mean_square[0] + eps)),
+                "That leaves out the square root: it divides x by mean square + eps, not by its root.",
             ),
         ),
         detail=f"The coordinates keep their ratio, {x[0]:g} to {x[1]:g}; neither is forced to magnitude one.",
