@@ -80,3 +80,8 @@ def test_the_display_formula_puts_each_equation_on_its_own_line():
     """Issue 49: side by side, the two equations ran 432 px wide inside a phone's 358 px."""
     display = PAGE.split("$$")[1]
     assert "\\qquad" not in display and display.count("\\\\") == 1 and "aligned" in display
+
+
+def test_the_circle_question_reads_the_same_in_the_box_and_in_the_answers_file():
+    """Issue 49: the answers template told someone typing a file to place a marker."""
+    assert "marker" not in COURSE.get("circle-image").prompt.lower()

@@ -227,8 +227,8 @@ def _apart(first: float, second: float) -> float:
 @COURSE.exercise(
     "circle-image",
     "Where x-hat lands on the circle",
-    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). Place the marker where x-hat lands "
-    "(or type its angle, in degrees counter-clockwise from the first axis).",
+    "With eps = 0, RMSNorm sends x = {x} onto the circle of radius sqrt(2). At what angle does x-hat land, in "
+    "degrees counter-clockwise from the first axis?",
     Place(CIRCLE, tolerance=5.0, relative=False),
     "Dividing by a positive number changes a vector's length, never the way it points.",
     given={"x": (-1.0, 2.0)},
