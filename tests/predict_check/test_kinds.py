@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from predict_check.errors import AnswerKindError, GradingError
-from predict_check.kinds import MOST_ENTRIES, Choice, Number, Outcome, Shape, Vector, figures
+from predict_check.kinds import MOST_ENTRIES, Axis, Choice, Number, Outcome, Place, Shape, Vector, figures
 from rmsnorm_course import RMSNormError
 
 OPTIONS = ("a row of zeros", "a row of NaN", "rejected with an error")
@@ -293,3 +293,11 @@ def test_references_are_shown_at_the_precision_asked():
 def test_a_kind_accepts_as_reference_only_the_values_a_solver_returns(kind, accepted, refused):
     assert [value for value in accepted if not kind.accepts(value)] == []
     assert [value for value in refused if kind.accepts(value)] == []
+
+
+def test_a_place_s_share_of_zero_holds_zero_alone():
+    """A slip at zero has no share to give as room: only zero reads as it, and nothing divides by it."""
+    place = Place(Axis(1e-6, 1.0, "log", "RMS"), tolerance=0.15)
+    assert place.distance(0.0, 0.0) == 0.0
+    assert place.distance(1e-9, 0.0) == math.inf
+    assert place.distance(0.0, 2.0) == 1.0

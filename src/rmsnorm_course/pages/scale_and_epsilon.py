@@ -90,7 +90,10 @@ def _crossover_rms(eps, level) -> Solution:
     reached = evidence.normalized_mean_square([rms], eps)
     axis = np.geomspace(RMS_AXIS.low, RMS_AXIS.high, 61)
     curve = normalized_mean_square_curve(axis, eps)
-    slips = [(times_eps * eps, "That is the mean square; the axis is its square root, the RMS.")]
+    slips = [
+        (times_eps * eps, "That is the mean square; the axis is its square root, the RMS."),
+        (0.0, "Without eps, x-hat's mean square is 1 at every RMS above zero: eps is what makes it fall."),
+    ]
     if times_eps != 1:
         slips.append((float(np.sqrt(eps)), "That is where eps takes half; this level asks for another mean square."))
     return Solution(

@@ -584,7 +584,11 @@ class Place:
         """How far ``given`` is from ``expected``: a share of it, or degrees the short way round."""
         if self.axis.scale == "angle":
             return abs((given - expected + 180.0) % 360.0 - 180.0)
-        return abs(given - expected) / abs(expected) if self.relative else abs(given - expected)
+        if not self.relative:
+            return abs(given - expected)
+        if expected == 0:  # a slip at zero: no share of it is room, so only zero itself is there
+            return 0.0 if given == 0 else math.inf
+        return abs(given - expected) / abs(expected)
 
     def accepts(self, value: object) -> bool:
         return _real(value)

@@ -149,7 +149,9 @@
       if (mod !== 0 && mod < 0) mod += 360;  // Python's modulo: the sign of the divisor
       return Math.abs(mod - 180);
     }
-    return kind.relative ? Math.abs(g - e) / Math.abs(e) : Math.abs(g - e);
+    if (!kind.relative) return Math.abs(g - e);
+    if (e === 0) return g === 0 ? 0 : Infinity;  // a slip at zero: only zero itself is there
+    return Math.abs(g - e) / Math.abs(e);
   }
   const within = (kind, g, e) => Number.isFinite(g) && distance(kind, g, e) <= kind.tolerance;
 
