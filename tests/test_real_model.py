@@ -78,6 +78,21 @@ def test_folded_gains_leave_no_gain_and_the_same_logits():
     np.testing.assert_allclose(llama.forward(folded, tiny_llama.CONFIG, tokens).logits, logits, rtol=1e-5, atol=1e-5)
 
 
+def test_eps_raised_at_chosen_gains_is_that_eps_there_and_the_model_s_own_elsewhere():
+    weights, tokens = tiny_llama.weights(), [1, 5, 7, 2]
+    gains = llama.norm_gains(weights)
+
+    def logits(norm):
+        return llama.forward(weights, tiny_llama.CONFIG, tokens, norm).logits
+
+    own = tiny_llama.CONFIG.eps
+    np.testing.assert_array_equal(logits(real_model.eps_at(0.5, own, gains)), logits(lambda x, g: rms_norm(x, g, 0.5)))
+    np.testing.assert_array_equal(logits(real_model.eps_at(0.5, own, [])), logits(None))
+    calls = iter(range(len(gains)))
+    first_only = logits(lambda x, g: rms_norm(x, g, 0.5 if next(calls) == 0 else own))  # the first norm to run
+    np.testing.assert_array_equal(logits(real_model.eps_at(0.5, own, gains[:1])), first_only)
+
+
 @pytest.fixture(scope="module")
 def tiny():
     model = tiny_llama.model()
@@ -97,6 +112,7 @@ def test_measurements_of_a_small_model_hold_what_each_one_claims(tiny):
     assert np.all(found.fold_max_difference < 1e-5 * found.fold_largest_logit)
     assert found.norm_names.tolist()[:2] == ["block 1 attention", "block 1 feed-forward"]
     assert found.norm_names[-1] == "final" and found.epsilons[0] == tiny_llama.CONFIG.eps
+    assert found.place_kl.shape == (3, len(real_model.PLACE_EPSILONS), 2) and np.all(found.place_kl >= -1e-12)
 
 
 # --- on the real model ------------------------------------------------------------------------

@@ -7,7 +7,9 @@
 * Precision: the formula written in float16 squares values past float16's largest
   number; computed in float32 inside (the package's policy) it does not; bfloat16 keeps
   the range and loses digits.
-* eps: the model's 1e-5 against 0, 1e-3, 0.1 and 1, and where the top prediction moves.
+* eps: the model's 1e-5 against 0, 1e-3, 0.1 and 1, and where the top prediction moves; then
+  eps raised at one place at a time (block 1's attention norm, its feed-forward norm, every
+  other norm), to find which norms' rows are small enough for eps to matter.
 * LayerNorm in place of every RMSNorm, at inference: how far the predictions move.
 * Folding: each gain merged into the projections after it gives the same logits to rounding.
 * The gains themselves, norm by norm.
@@ -45,6 +47,8 @@ PROMPTS = (
 TOP = 5  # the predictions the command shows
 MAX_TOKENS = 1024  # a text's attention scores, heads x tokens x tokens, then take 38 MB
 EPSILONS = (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0)  # beside the model's own, which comes first
+PLACES = ("block 1 attention", "block 1 feed-forward", "every norm but block 1's")  # eps raised at one of these
+PLACE_EPSILONS = (1e-2, 3e-2)  # where eps raised at every norm starts to change a top token
 FLOAT16_LARGEST = float(np.finfo(np.float16).max)  # 65504
 OUTLIER_NORM = "block 30 attention"  # where the page looks at one channel: the outlier is largest there
 # What the page's boxes give as their inputs, measured on the first prompt's last position and written as a
@@ -167,6 +171,10 @@ class Measurements:
     eps_top_tokens: np.ndarray  # (E, P) as text
     eps_kept_probability: np.ndarray  # (E, P) the probability of the model's own top token
     eps_kl: np.ndarray  # (E, P) KL(model's eps || this eps) of the next-token distributions, in nats
+    places: np.ndarray  # (3,) PLACES
+    place_epsilons: np.ndarray  # (S,) PLACE_EPSILONS
+    place_kl: np.ndarray  # (3, S, P) the KL with eps raised at that place only, every other norm at the model's
+    place_changed: np.ndarray  # (3, S, P) whether the top token changed
     # LayerNorm in place of RMSNorm
     layer_norm_top_tokens: np.ndarray  # (P,)
     layer_norm_kl: np.ndarray  # (P,) KL(RMSNorm || LayerNorm), last position, in nats
@@ -288,6 +296,29 @@ def eps_sweep(model: smollm2.Model, token_ids: list[list[int]], reference: np.nd
     return {"epsilons": np.array(epsilons), "eps_top_tokens": np.array(tokens), **found}
 
 
+def eps_at(eps: float, own: float, chosen: list[np.ndarray]) -> llama.Norm:
+    """RMSNorm at ``eps`` for the gains in ``chosen`` (the very arrays), at the model's ``own`` eps for the others."""
+    ids = {id(gain) for gain in chosen}
+    return lambda x, gain: rms_norm(x, gain, eps if id(gain) in ids else own)
+
+
+def eps_by_place(model: smollm2.Model, token_ids: list[list[int]], reference: np.ndarray) -> dict[str, np.ndarray]:
+    """eps raised at one place only (``PLACES``): the KL from the model's own distribution, and the top changed."""
+    gains = llama.norm_gains(model.weights)
+    found: dict[str, list] = {"place_kl": [], "place_changed": []}
+    for chosen in ([gains[0]], [gains[1]], gains[2:]):
+        p = np.array(
+            [
+                [probabilities(run(model, ids, eps_at(eps, model.config.eps, chosen))[-1]) for ids in token_ids]
+                for eps in PLACE_EPSILONS
+            ]
+        )  # (S, P, vocab)
+        found["place_kl"].append(kl(reference, p))
+        found["place_changed"].append(p.argmax(axis=-1) != reference.argmax(axis=-1))
+    arrays = {name: np.array(values) for name, values in found.items()}
+    return {"places": np.array(PLACES), "place_epsilons": np.array(PLACE_EPSILONS), **arrays}
+
+
 def run(
     model: smollm2.Model, token_ids: list[int], norm: llama.Norm | None = None, weights: llama.Weights | None = None
 ) -> np.ndarray:
@@ -347,6 +378,7 @@ def measure(model: smollm2.Model, prompts: tuple[str, ...] = PROMPTS) -> Measure
         precisions=np.array(PRECISIONS),
         **{key: np.stack([found[key] for found in precisions], axis=-1) for key in precisions[0]},
         **eps_sweep(model, token_ids, reference),
+        **eps_by_place(model, token_ids, reference),
         **layer_norm_swap(model, token_ids, traces),
         mean_over_rms=mean / rms(rows),
         **folding(model, token_ids, traces),

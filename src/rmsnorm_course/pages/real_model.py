@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,9 +14,22 @@ from ..core.format import fmt
 from ..model import measurements as real_model
 from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
+from ..views.tables import markdown_table
 from . import COURSE, holds
 
-LAST = 12  # norms: from block 25's feed-forward norm on, channel 17 is the largest value of every row
+LAST = 12  # norms: on the four prompts, from block 25's feed-forward norm on, channel 17 is the largest of every row
+
+
+def _span(values: np.ndarray, spec: str, between: str = " to ") -> str:
+    """The smallest and the largest of ``values``, as prose says a range measured over the prompts."""
+    low, high = (format(float(value), spec) for value in (np.min(values), np.max(values)))
+    return low if low == high else f"{low}{between}{high}"
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, so a token shows as typed (straight quotes, its spaces) and never as markup."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)  # longer than any run of backticks inside
+    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") else f"{fence}{text}{fence}"
 
 
 def _norm(m: real_model.Measurements, name: str) -> int:
@@ -42,6 +56,11 @@ def values() -> SimpleNamespace:
     holds(np.all(m.output_rms[:, :-1] < 1), "every block's norm hands its branch a row of RMS below one")
     holds(np.all(m.outlier_channel[:, -LAST:] == 17), "channel 17 is the largest in the last twelve norms")
     holds(m.fold_same_top.all(), "folding keeps every position's top token")
+    attention, ffn, rest = m.place_kl
+    holds(np.all(ffn[0] > attention[0]), "at eps 0.01 block 1's feed-forward norm alone moves the KL more")
+    smallest = np.all(m.input_rms[:, :2].max(axis=1) < m.input_rms[:, 2:].min(axis=1))
+    holds(smallest, "block 1's norms read the smallest rows")
+    holds(np.argmin(m.output_rms[0]) == 0, "block 1's attention norm hands on the smallest rows")
     holds(np.all(m.layer_norm_top_tokens == m.predicted), "LayerNorm keeps the four top tokens")
     half, inside, brain = (list(m.precisions).index(name) for name in real_model.PRECISIONS)
     overflowing = m.float16_overflows > 0
@@ -62,7 +81,6 @@ def values() -> SimpleNamespace:
         formats=", ".join(f"{count} in {kind}" for kind, count in formats.items()),
         gains=formats.get("F32", 0),
         prompt=str(m.prompts[0]),
-        predicted_all=", ".join(repr(str(token)) for token in m.predicted),
         embedded=f"{m.residual_rms[0, 0]:.3f}",
         growth_low=f"{growth.min():.0f}",
         growth_high=f"{growth.max():.0f}",
@@ -70,10 +88,13 @@ def values() -> SimpleNamespace:
         branch_high=f"{m.output_rms[:, :-1].max():.2f}",
         final_out=f"{m.output_rms[:, -1].min():.1f} to {m.output_rms[:, -1].max():.1f}",
         first_gain_mean=f"{m.gain_mean[0]:.4f}",
+        first_gain_rms=f"{m.gain_rms[0]:.3f}",
+        first_out=_span(m.output_rms[:, 0], ".3f"),
+        gain_ratio=_span(m.output_rms / m.gain_rms, ".2f"),
         later_gain_low=f"{m.gain_mean[1:-1].min():.2f}",
         later_gain_high=f"{m.gain_mean[1:-1].max():.2f}",
         final_gain_mean=f"{m.gain_mean[-1]:.2f}",
-        sink=f"{m.first_position_rms[0].max():.0f}",
+        sink=_span(m.first_position_rms.max(axis=1), ".0f"),
         outlier_shares=", ".join(f"{share:.2f}" for share in m.outlier_share[:, row]),
         outlier_values=", ".join(f"{abs(value):.1f}" for value in m.outlier_value[:, row]),
         share_final=f"{m.outlier_share[:, -1].min():.2f} to {m.outlier_share[:, -1].max():.2f}",
@@ -86,9 +107,17 @@ def values() -> SimpleNamespace:
         rows=overflowing.size,
         largest_square=f"{m.largest_square.max():,.0f}",
         float16_inside=f"{m.precision_error[inside].max():.1g}",
+        bfloat16_row=f"{m.precision_error[brain][0, row]:.2g}",
         bfloat16_worst=f"{m.precision_error[brain].max():.2g}",
         bfloat16_median=f"{np.median(m.precision_error[brain]):.2g}",
         eps_first=f"{_first_changing_eps(m):g}",
+        ms_attention=_span(m.input_rms[:, 0] ** 2, ".4f"),
+        ms_ffn=_span(m.input_rms[:, 1] ** 2, ".3f"),
+        ms_later=f"{m.input_rms[:, 2:].min() ** 2:.1f}",
+        kl_attention=_span(attention[0], ".3f"),
+        kl_ffn=_span(ffn[0], ".2f"),
+        kl_rest=f"{rest.max():.0e}".replace("e-0", "e-"),
+        place_eps=_span(m.place_epsilons, "g", " and "),
         eps_kl_small=f"{m.eps_kl[m.epsilons == 1e-3].max():.3f}",
         eps_paris=f"{m.eps_kept_probability[0, 0]:.4f} to {m.eps_kept_probability[m.epsilons == 1e-3][0, 0]:.4f}",
         ln_kl=f"{m.layer_norm_kl.min():.3f} to {m.layer_norm_kl.max():.3f}",
@@ -127,7 +156,8 @@ STREAM = {  # the RMS of the row the final norm reads, by the decade it lies in 
     "stream-growth",
     "The residual stream, thirty blocks on",
     "In SmolLM2-135M, the last token's row of the residual stream has RMS {embedded} after the embedding. Thirty "
-    "pre-norm blocks (sixty branches) later, what is the RMS of the row the final norm reads?",
+    "pre-norm blocks (sixty branches) later, what is the RMS of the row the final norm reads? A hunch is asked for: "
+    "reason from what a pre-norm block adds to the stream.",
     Choice.of(dict(STREAM.values())),
     "Follow one block: what does its RMSNorm rescale, and what is added to the stream?",
     given={"embedded": real_model.ASKED["embedded"]},
@@ -160,6 +190,10 @@ def _outlier_share(width, rms, channel, value) -> Solution:
         slips=(
             (value / (width * rms), "That compares the value with the sum of RMS's, not its square with the squares."),
             (1 / width, "That is one value's share of a row whose values are all the same size."),
+            (
+                value / (width**0.5 * rms),
+                "That is the value over the row's length, the square root of the share: compare squares with squares.",
+            ),
         ),
         detail="RMSNorm divides every value of the row by an RMS that this one channel mostly sets.",
     )
@@ -170,7 +204,7 @@ BFLOAT16 = {
         "bfloat16 keeps 8 significant bits, not float32's 24: each rounding can move a value by 2**-8 of itself."
     ),
     "within about one per cent": RIGHT,
-    "within about thirty per cent": "8 significant bits round each value to 2**-9, about 0.2%, of itself at most.",
+    "within about thirty per cent": "8 significant bits round each value by at most 2**-8, about 0.4%, of itself.",
     "nothing is left: the squares overflow, as they do in float16": (
         "bfloat16 has float32's range: 551.7 squared is far below its largest value."
     ),
@@ -181,19 +215,22 @@ BFLOAT16 = {
     "bfloat16-rows",
     "The formula in bfloat16, on the model's rows",
     "bfloat16 has float32's range and 8 significant bits. Computed as written in bfloat16, each operation's "
-    "result rounded to it (the mean's sum taken in float32 before its rounding), how far off is RMSNorm's "
-    "output on the model's rows at worst, relative to each row's largest value?",
+    "result rounded to it (the mean's sum taken in float32 before its rounding), how far off is RMSNorm's output, "
+    "relative to its largest value, on the row block 30's attention norm reads after '{prompt}' (largest value "
+    "{value})?",
     Choice.of(BFLOAT16),
     "Count the significant bits, and ask whether any square can leave bfloat16's range.",
+    given={"prompt": real_model.PROMPTS[0], "value": real_model.ASKED["value"]},
 )
-def _bfloat16_rows() -> Solution:
+def _bfloat16_rows(prompt, value) -> Solution:
     m = real_model.measurements()
-    worst = float(np.max(m.precision_error[list(m.precisions).index(real_model.PRECISIONS[2])]))
+    brain = list(m.precisions).index(real_model.PRECISIONS[2])
+    off = float(m.precision_error[brain][0, _norm(m, real_model.OUTLIER_NORM)])
     options = list(BFLOAT16)
-    answer = options[0] if worst < 1e-5 else options[1] if worst < 0.03 else options[2]
+    answer = options[0] if off < 1e-5 else options[1] if off < 0.03 else options[2]
     return Solution(
         answer,
-        f"At worst {worst:.2g} of the row's largest value: a few roundings of 8 bits each, and nothing overflows.",
+        f"At worst {off:.2g} of the output's largest value: a few roundings of 8 bits each, and nothing overflows.",
         detail="Its range is float32's, so no square overflows; its digits are few, so every row is a little off.",
     )
 
@@ -211,7 +248,7 @@ def _first_changing_eps(m: real_model.Measurements) -> float:
     "eps-threshold",
     "The eps that changes the prediction",
     "SmolLM2-135M was trained with eps = 1e-5. Raised to which of these, at the smallest, does eps change the top "
-    "next token for one of the four prompts?",
+    "next token for one of the four prompts? A hunch is asked for: compare eps with the rows the norms read.",
     Choice.of(
         {
             "1e-4": "Every row the norms read has a mean square far above 1e-4.",
@@ -226,13 +263,15 @@ def _first_changing_eps(m: real_model.Measurements) -> float:
 def _eps_threshold() -> Solution:
     m = real_model.measurements()
     first = _first_changing_eps(m)
+    at = list(m.epsilons).index(first)
+    changed = m.prompts[m.eps_top[at] != m.eps_top[0]]
     smallest = float(np.min(m.input_rms)) ** 2
     return Solution(
         min((option for option in EPSILONS if float(option) >= first), key=float),
         f"At eps = {first:g}, near the smallest mean square a norm reads ({smallest:.2g}: the embedding's rows), "
-        "a top token changes.",
-        detail="The first block's attention norm reads the embedding's small rows; only there can eps compete with "
-        "the mean square.",
+        f"the top token after {', '.join(map(repr, map(str, changed)))} changes.",
+        detail="Block 1's two norms read the smallest rows, the embedding and the stream after block 1's attention; "
+        "every later norm reads rows a hundred times larger in mean square.",
     )
 
 
@@ -265,14 +304,27 @@ def _layer_norm_swap(largest) -> Solution:
     )
 
 
+def eps_table(m: real_model.Measurements) -> object:
+    """The top next token of each prompt at each eps, every token as a code span (straight quotes, as typed)."""
+    headers = ["eps", *(f"after {_code(repr(str(prompt)))}" for prompt in m.prompts)]
+    tops = zip(m.epsilons, m.eps_top_tokens)
+    rows = [[f"{eps:g}", *(_code(repr(str(token))) for token in tokens)] for eps, tokens in tops]
+    attention, ffn, _ = m.place_changed[:, -1].sum(axis=-1)
+    footer = (
+        f"The model's own eps first. At eps = {m.place_epsilons[-1]:g} at one norm alone, block 1's feed-forward norm "
+        f"changes the top token on {ffn} of the {len(m.prompts)} prompts, its attention norm on {attention}."
+    )
+    return markdown_table(headers, rows, footer=footer)
+
+
 @for_phones
 def real_stream_figure(m: real_model.Measurements) -> Figure:
     """SmolLM2-135M's residual stream: its RMS after each block, and the RMS of what each norm hands its branch."""
     fig, (stream, handed) = new_axes(9.0, 3.6, columns=2)
     blocks = np.arange(m.residual_rms.shape[1])
     for prompt, rms, (style, colour, marker) in zip(m.prompts, m.residual_rms, STYLES):
-        label = str(prompt) if "\n" not in prompt else str(prompt).split("\n")[0] + " …"
-        stream.plot(blocks, rms, style, color=colour, marker=marker, markersize=3, label=f"“{label}”")
+        label = str(prompt) if "\n" not in prompt else str(prompt).split("\n")[0] + " ..."
+        stream.plot(blocks, rms, style, color=colour, marker=marker, markersize=3, label=repr(label))
     stream.set_yscale("log")
     stream.set_xlabel("block (0: after the embedding)")
     stream.set_ylabel("RMS of the stream, last token (log)")
