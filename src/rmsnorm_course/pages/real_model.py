@@ -107,16 +107,16 @@ def values() -> SimpleNamespace:
         rows=overflowing.size,
         largest_square=f"{m.largest_square.max():,.0f}",
         float16_inside=f"{m.precision_error[inside].max():.1g}",
-        bfloat16_row=f"{m.precision_error[brain][0, row]:.2g}",
         bfloat16_worst=f"{m.precision_error[brain].max():.2g}",
         bfloat16_median=f"{np.median(m.precision_error[brain]):.2g}",
         eps_first=f"{_first_changing_eps(m):g}",
+        ms_ratio=f"{_later_over_block_1(m):.0f}",
         ms_attention=_span(m.input_rms[:, 0] ** 2, ".4f"),
         ms_ffn=_span(m.input_rms[:, 1] ** 2, ".3f"),
         ms_later=f"{m.input_rms[:, 2:].min() ** 2:.1f}",
         kl_attention=_span(attention[0], ".3f"),
         kl_ffn=_span(ffn[0], ".2f"),
-        kl_rest=f"{rest.max():.0e}".replace("e-0", "e-"),
+        kl_rest=f"{rest.max():.1e}".replace("e-0", "e-"),
         place_eps=_span(m.place_epsilons, "g", " and "),
         eps_kl_small=f"{m.eps_kl[m.epsilons == 1e-3].max():.3f}",
         eps_paris=f"{m.eps_kept_probability[0, 0]:.4f} to {m.eps_kept_probability[m.epsilons == 1e-3][0, 0]:.4f}",
@@ -206,7 +206,7 @@ BFLOAT16 = {
     "within about one per cent": RIGHT,
     "within about thirty per cent": "8 significant bits round each value by at most 2**-8, about 0.4%, of itself.",
     "nothing is left: the squares overflow, as they do in float16": (
-        "bfloat16 has float32's range: 551.7 squared is far below its largest value."
+        "bfloat16 has float32's range: no square of these rows comes anywhere near its largest number."
     ),
 }
 
@@ -215,22 +215,21 @@ BFLOAT16 = {
     "bfloat16-rows",
     "The formula in bfloat16, on the model's rows",
     "bfloat16 has float32's range and 8 significant bits. Computed as written in bfloat16, each operation's "
-    "result rounded to it (the mean's sum taken in float32 before its rounding), how far off is RMSNorm's output, "
-    "relative to its largest value, on the row block 30's attention norm reads after '{prompt}' (largest value "
-    "{value})?",
+    "result rounded to it (the mean's sum taken in float32 before its rounding), how far off is RMSNorm's output "
+    "at worst, relative to its largest value, over the last token's rows every norm reads on the four prompts?",
     Choice.of(BFLOAT16),
     "Count the significant bits, and ask whether any square can leave bfloat16's range.",
-    given={"prompt": real_model.PROMPTS[0], "value": real_model.ASKED["value"]},
 )
-def _bfloat16_rows(prompt, value) -> Solution:
+def _bfloat16_rows() -> Solution:
     m = real_model.measurements()
-    brain = list(m.precisions).index(real_model.PRECISIONS[2])
-    off = float(m.precision_error[brain][0, _norm(m, real_model.OUTLIER_NORM)])
+    errors = m.precision_error[list(m.precisions).index(real_model.PRECISIONS[2])]  # (P, N): one row each
+    worst = float(errors.max())
     options = list(BFLOAT16)
-    answer = options[0] if off < 1e-5 else options[1] if off < 0.03 else options[2]
+    answer = options[0] if worst < 1e-5 else options[1] if worst < 0.03 else options[2]
     return Solution(
         answer,
-        f"At worst {off:.2g} of the output's largest value: a few roundings of 8 bits each, and nothing overflows.",
+        f"At worst {worst:.2g} of the output's largest value, over all {errors.size} rows: a few roundings of 8 bits "
+        "each, and nothing overflows.",
         detail="Its range is float32's, so no square overflows; its digits are few, so every row is a little off.",
     )
 
@@ -244,6 +243,16 @@ def _first_changing_eps(m: real_model.Measurements) -> float:
     return min(eps for eps, top in tops if eps > 0 and np.any(top != m.eps_top[0]))
 
 
+def _later_over_block_1(m: real_model.Measurements) -> float:
+    """How many times the smallest mean square a later norm reads is the largest that block 1's two norms read."""
+    return float(m.input_rms[:, 2:].min() / m.input_rms[:, :2].max()) ** 2
+
+
+def _changed_at(m: real_model.Measurements, eps: float) -> np.ndarray:
+    """The prompts whose top next token at ``eps`` is not the model's own."""
+    return m.prompts[m.eps_top[list(m.epsilons).index(eps)] != m.eps_top[0]]
+
+
 @COURSE.exercise(
     "eps-threshold",
     "The eps that changes the prediction",
@@ -254,7 +263,7 @@ def _first_changing_eps(m: real_model.Measurements) -> float:
             "1e-4": "Every row the norms read has a mean square far above 1e-4.",
             "1e-3": "1e-3 is a tenth of the smallest mean square any norm reads: it moves the probabilities only.",
             "1e-2": RIGHT,
-            "1e-1": "At 1e-1 eps is ten times the mean square of the rows the first norm reads: look lower.",
+            "1e-1": "At 1e-1 eps is nearly ten times the mean square of the rows the first norm reads: look lower.",
             "1": "Long before 1, eps outweighs the embedding's rows in the first norm.",
         }
     ),
@@ -262,16 +271,17 @@ def _first_changing_eps(m: real_model.Measurements) -> float:
 )
 def _eps_threshold() -> Solution:
     m = real_model.measurements()
-    first = _first_changing_eps(m)
-    at = list(m.epsilons).index(first)
-    changed = m.prompts[m.eps_top[at] != m.eps_top[0]]
+    answer = next(option for option in EPSILONS if len(_changed_at(m, float(option))))  # as the cell after it runs
+    below = EPSILONS[: EPSILONS.index(answer)]
+    changed = ", ".join(repr(str(prompt)) for prompt in _changed_at(m, float(answer)))
+    unchanged = f", and at {' and '.join(below)} none does" if below else ""
     smallest = float(np.min(m.input_rms)) ** 2
     return Solution(
-        min((option for option in EPSILONS if float(option) >= first), key=float),
-        f"At eps = {first:g}, near the smallest mean square a norm reads ({smallest:.2g}: the embedding's rows), "
-        f"the top token after {', '.join(map(repr, map(str, changed)))} changes.",
+        answer,
+        f"At eps = {float(answer):g} the top token after {changed} changes{unchanged}: the smallest mean square a "
+        f"norm reads is {smallest:.2g}, the embedding's rows.",
         detail="Block 1's two norms read the smallest rows, the embedding and the stream after block 1's attention; "
-        "every later norm reads rows a hundred times larger in mean square.",
+        f"every later norm reads rows at least {_later_over_block_1(m):.0f} times larger in mean square.",
     )
 
 
