@@ -37,11 +37,21 @@ def _eps_at_call(model, eps, calls):
     return lambda x, gain: rms_norm(x, gain, eps if next(count) in calls else model.config.eps)
 
 
-def test_the_value_over_the_row_s_length_is_named_as_the_square_root_of_the_share():
-    value, width, rms = 551.7, 576, 27.75  # the question's numbers
-    typed = f"{value / np.sqrt(width * rms**2):.3f}"  # |x_17| / ||x||, not x_17**2 / ||x||**2
-    verdict = check("outlier-share", typed)
-    assert verdict.outcome.value == "wrong" and "square root of the share" in verdict.message
+VALUE, WIDTH, RMS = 551.7, 576, 27.75  # the outlier-share question's numbers
+
+
+@pytest.mark.parametrize(
+    ("typed", "named"),
+    [
+        (VALUE / np.sqrt(WIDTH * RMS**2), "square root of the share"),  # |x_17| / ||x||, not x_17**2 / ||x||**2
+        (VALUE / (WIDTH * RMS), "not its square with the squares"),  # the value against a sum of RMS's
+        (1 / WIDTH, "all the same size"),  # every value's share alike
+        (VALUE**2 / (WIDTH * RMS), "but not the RMS"),  # the RMS left unsquared
+    ],
+)
+def test_each_natural_mistake_on_the_outlier_share_is_named(typed, named):
+    verdict = check("outlier-share", f"{typed:.3f}")
+    assert verdict.outcome.value != "correct" and named in verdict.message
 
 
 def test_the_eps_verdict_names_the_prompts_whose_top_token_changes_at_that_eps_and_says_none_does_below(model):

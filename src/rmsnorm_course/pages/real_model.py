@@ -60,7 +60,7 @@ def values() -> SimpleNamespace:
     holds(np.all(ffn[0] > attention[0]), "at eps 0.01 block 1's feed-forward norm alone moves the KL more")
     smallest = np.all(m.input_rms[:, :2].max(axis=1) < m.input_rms[:, 2:].min(axis=1))
     holds(smallest, "block 1's norms read the smallest rows")
-    holds(np.argmin(m.output_rms[0]) == 0, "block 1's attention norm hands on the smallest rows")
+    holds(np.all(np.argmin(m.output_rms, axis=1) == 0), "block 1's attention norm hands on the smallest rows")
     holds(np.all(m.layer_norm_top_tokens == m.predicted), "LayerNorm keeps the four top tokens")
     half, inside, brain = (list(m.precisions).index(name) for name in real_model.PRECISIONS)
     overflowing = m.float16_overflows > 0
@@ -117,7 +117,9 @@ def values() -> SimpleNamespace:
         kl_attention=_span(attention[0], ".3f"),
         kl_ffn=_span(ffn[0], ".2f"),
         kl_rest=f"{rest.max():.1e}".replace("e-0", "e-"),
-        place_eps=_span(m.place_epsilons, "g", " and "),
+        place_eps=_span(m.place_epsilons, "g", " or "),
+        place_eps_low=f"{m.place_epsilons[0]:g}",  # where place_kl[:, 0] is measured
+        place_eps_high=f"{m.place_epsilons.max():g}",
         eps_kl_small=f"{m.eps_kl[m.epsilons == 1e-3].max():.3f}",
         eps_paris=f"{m.eps_kept_probability[0, 0]:.4f} to {m.eps_kept_probability[m.epsilons == 1e-3][0, 0]:.4f}",
         ln_kl=f"{m.layer_norm_kl.min():.3f} to {m.layer_norm_kl.max():.3f}",
@@ -190,6 +192,7 @@ def _outlier_share(width, rms, channel, value) -> Solution:
         slips=(
             (value / (width * rms), "That compares the value with the sum of RMS's, not its square with the squares."),
             (1 / width, "That is one value's share of a row whose values are all the same size."),
+            (value**2 / (width * rms), "That squares the value but not the RMS: the sum of squares is width * RMS²."),
             (
                 value / (width**0.5 * rms),
                 "That is the value over the row's length, the square root of the share: compare squares with squares.",
