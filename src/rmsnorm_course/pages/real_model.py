@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import RIGHT, Choice, Number, Solution
 
@@ -14,6 +14,9 @@ from ..model import measurements as real_model
 from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LAST = 12  # norms: from block 25's feed-forward norm on, channel 17 is the largest value of every row
 
