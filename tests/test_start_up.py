@@ -47,3 +47,25 @@ def test_a_figure_and_a_box_load_what_they_need_once_asked():
         "assert 'data-exercise=\"mean-square\"' in prediction_html(COURSE.exercises['mean-square'])"
     )
     assert {"matplotlib", "jinja2"} <= found
+
+
+def test_the_partial_rms_box_computes_only_the_width_and_share_it_asks_about(monkeypatch):
+    """Its answer is the median error at d = 4096 and p = 6.25%: the page's other widths and shares are not drawn."""
+    import numpy as np
+
+    from rmsnorm_course.pages import COURSE
+    from rmsnorm_course.studies import partial
+
+    asked = []
+    study = partial.partial_rms
+
+    def recorded(widths=partial.LLAMA_WIDTHS, shares=partial.SHARES, **rest):
+        asked.append((tuple(widths), tuple(shares)))
+        return study(widths, shares, **rest)
+
+    monkeypatch.setattr(partial, "partial_rms", recorded)
+    solved = COURSE.exercises["partial-rms-error"].solve()
+    assert asked == [((4096,), (0.0625,))]
+    rows = np.random.default_rng(0).standard_normal((500, 4096))  # the study's seeded rows, drawn here
+    whole, part = (np.sqrt(np.mean(rows[:, :read] ** 2, axis=1)) for read in (4096, 256))
+    assert f"the median error is {np.median(np.abs(part / whole - 1)):.1%}" in solved.explanation
