@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch
 
 from predict_check import Carried, Shape, Solution
 
@@ -20,6 +18,10 @@ from ..studies.thresholds import ROUNDING
 from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
 from ..views.tables import markdown_table
 from . import BATCH_SHAPE, COURSE, EPS, EXACT, PAIR, UPSTREAM, G, X, holds, shape_example, vector
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,8 @@ def _grad_x_scaled(x, g, upstream, scale) -> Solution:
 @for_phones
 def gradient_figure(p: GradientPicture) -> Figure:
     """x-hat on its circle and the gradient with respect to x drawn from it: tangent, no radial part."""
+    from matplotlib.patches import FancyArrowPatch
+
     fig, (ax,) = new_axes(5.2, 4.8)
     radius = float(np.linalg.norm(p.normalized))
     circle(ax, radius, "circle of radius sqrt(2)")

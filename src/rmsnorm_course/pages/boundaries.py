@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
 
 from predict_check import RIGHT, Choice, Solution
 
@@ -18,6 +18,9 @@ from ..studies.evidence import Evidence
 from ..studies.formulas import rms_norm_formula
 from ..views.tables import markdown_table
 from . import COURSE, EACH_ONE, EPS, PAIR, UNIT, G, each_one, holds, stages_of, unit
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
 
 PYTORCH_VERSION = "2.13.0"
 NAN, INF = float("nan"), float("inf")

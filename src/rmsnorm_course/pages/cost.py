@@ -6,9 +6,9 @@ Every sentence here that reads a timing says only what every round agrees on.
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import Number, Solution
 
@@ -19,6 +19,9 @@ from ..perf.roofline import MATMUL_SIZE, PASSES, Roofline, roofline
 from ..perf.timings import BACKWARD, FORWARD, SizeSweep
 from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, STYLES, for_phones, new_axes, roofline_axes
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CLOSE_TO_ROOF = 0.7  # a kernel that reaches this share of what memory allows is limited by memory
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from predict_check import Number, Solution
 
@@ -15,6 +14,9 @@ from ..studies import evidence, example
 from ..studies.evidence import Primary
 from ..views.figures import GREY, arrow, for_phones, new_axes, on_phone
 from . import COURSE, EPS, G, holds, stages_of
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def values() -> SimpleNamespace:
@@ -81,6 +83,8 @@ def follow_one_vector_figure(primary: Primary) -> Figure:
     single numbers, dashed for x-hat, dash-dot for the gain, double for the output.
     Bar lengths are guides; the printed numbers are the values.
     """
+    from matplotlib.patches import Rectangle
+
     f = primary.forward
     stages = (
         ("Input x", primary.x, "-", False, [f"x_{i} = {v:g}" for i, v in enumerate(primary.x)]),  # as typed

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import RIGHT, Axis, Choice, Number, Place, Shape, Solution
 
@@ -18,6 +18,9 @@ from ..studies.example import EPS, INPUT
 from ..studies.thresholds import ROUNDING
 from ..views.figures import BLUE, GREEN, GREY, ORANGE, SMALLEST_TEXT, circle, for_phones, new_axes
 from . import BATCH_SHAPE, COURSE, EXACT, holds, shape_example, stages_of
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SHRINK_SCALES = np.geomspace(1e-5, 1.0, 11)  # the worked example times these, toward zero
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import inspect
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from predict_check import RIGHT, Choice, Solution
 
@@ -29,6 +27,10 @@ from ..studies.thresholds import ROUNDING
 from ..views.figures import STYLES, for_phones, legend, new_axes
 from ..views.tables import markdown_table
 from . import COURSE, EPS, holds
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
+    from matplotlib.figure import Figure
 
 SIDE_BY_SIDE_EPS = 1e-6
 
@@ -206,6 +208,8 @@ AXES = (
 @for_phones
 def axes_figure(batch: int = 4, features: int = 6) -> Figure:
     """Which cells of a [batch, feature] grid share one statistic, for each normalization."""
+    from matplotlib.patches import Rectangle
+
     fig, axes = new_axes(9.0, 2.9, columns=3)
     for ax, (name, groups, statistic), (style, colour, _) in zip(axes, AXES, STYLES):
         for row in range(batch):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
 
 from predict_check import RIGHT, Choice, Solution
 
@@ -13,6 +13,9 @@ from ..core.rmsnorm import rms_norm
 from ..studies.precision import cast_order
 from ..views.tables import markdown_table
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
 
 
 def values() -> SimpleNamespace:

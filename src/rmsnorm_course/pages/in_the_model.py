@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from itertools import pairwise
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch
 
 from predict_check import RIGHT, Choice, Number, Solution
 
@@ -18,6 +17,9 @@ from ..studies import example
 from ..studies.block import PreNormBlock
 from ..views.figures import SMALLEST_TEXT, arrow, for_phones, new_axes
 from . import COURSE, EPS, SHAPE_SEED, G, X, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 WIDTH, SEED, INPUT_SEED, LOUDER = 8, 0, 1, 100.0  # the page's block, its input, and how much louder the stream gets
 
@@ -153,6 +155,8 @@ def _no_decay_policy(rate, updates) -> Solution:
 
 
 def _box(ax, x, y, text, width=2.6, height=0.6, colour="white"):
+    from matplotlib.patches import FancyBboxPatch
+
     ax.add_patch(
         FancyBboxPatch(
             (x - width / 2, y - height / 2),

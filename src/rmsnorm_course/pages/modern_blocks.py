@@ -5,11 +5,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from predict_check import RIGHT, Choice, Solution
 
@@ -19,6 +17,10 @@ from ..studies.threads import one_blas_thread
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, new_axes, on_phone
 from ..views.tables import markdown_table
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
+    from matplotlib.figure import Figure
 
 # --- where the norms sit today ---------------------------------------------------------------
 
@@ -221,6 +223,8 @@ def _sandwich_growth() -> Solution:
 @for_phones
 def depth_figure(d: Depth) -> Figure:
     """The residual stream's RMS through the blocks, for pre-norm, post-norm and sandwich norms."""
+    from matplotlib.ticker import MaxNLocator
+
     fig, (ax,) = new_axes(7.2, 3.8)
     for arrangement, (style, colour, marker) in zip(d.stream_rms, STYLES):
         ax.plot(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import Number, Solution
 
@@ -17,6 +17,9 @@ from ..studies.precision import CastOrder
 from ..studies.threads import one_blas_thread
 from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, for_phones, new_axes
 from . import COURSE, EPS, EXACT, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # --- a gain stored as 1 + w ------------------------------------------------------------
 

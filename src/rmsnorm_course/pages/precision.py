@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import Axis, Place, Solution, Vector
 
@@ -16,6 +16,9 @@ from ..studies.formulas import rms_norm_formula
 from ..studies.precision import Sweep
 from ..views.figures import BLUE, GREY, ORANGE, SMALLEST_TEXT, for_phones, new_axes
 from . import COURSE, EPS, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def values() -> SimpleNamespace:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from predict_check import RIGHT, Choice, Number, Solution
 
@@ -16,6 +16,9 @@ from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
 from ..views.tables import markdown_table
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LAST = 12  # norms: on the four prompts, from block 25's feed-forward norm on, channel 17 is the largest of every row
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from IPython.display import Markdown
-from matplotlib.figure import Figure
 
 from predict_check import Axis, Place, Solution
 
@@ -18,6 +17,10 @@ from ..views.explorer import ExplorerState, normalized_mean_square_curve
 from ..views.figures import BLUE, ORANGE, SMALLEST_TEXT, energy_axes, for_phones, new_axes
 from ..views.tables import markdown_table
 from . import COURSE, EPS, holds
+
+if TYPE_CHECKING:
+    from IPython.display import Markdown
+    from matplotlib.figure import Figure
 
 PLACEMENT_AXIS = np.logspace(-9, 1, 300)  # down to far below eps, where each slope reaches its limit
 

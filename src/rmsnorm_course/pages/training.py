@@ -6,10 +6,9 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from predict_check import RIGHT, Choice, Solution
 
@@ -20,6 +19,9 @@ from ..studies.formulas import layer_norm_formula, layer_norm_formula_backward
 from ..studies.threads import one_blas_thread
 from ..views.figures import SMALLEST_TEXT, STYLES, for_phones, new_axes
 from . import COURSE, holds
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 NONE, LAYER_NORM, RMS_NORM = "no normalization", "LayerNorm", "RMSNorm"
 VARIANTS = (NONE, LAYER_NORM, RMS_NORM)
@@ -326,6 +328,8 @@ def _training_outcome(steps) -> Solution:
 @for_phones
 def training_figure(runs: dict[str, Run]) -> Figure:
     """Loss per step, and the residual stream's RMS after each block before and after training."""
+    from matplotlib.ticker import MaxNLocator
+
     fig, (losses, stream) = new_axes(8.6, 4.0, columns=2)
     for run, (style, colour, marker) in zip(runs.values(), STYLES):
         steps = np.arange(run.losses.size)

@@ -21,14 +21,14 @@ import html
 import io
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
-import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch
 
 from .explorer import BAR_HEADROOM, RMS_WINDOW, ExplorerState, bar_limit, normalized_mean_square_curve
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # The figures' own style, set where a figure is drawn and saved, never on import: a notebook
 # that imports this module keeps its own matplotlib settings.
@@ -53,6 +53,8 @@ def png_bytes(fig: Figure, cropped: bool = False) -> bytes:
 
     ``cropped``: cut to its ink, as a notebook shows a figure.
     """
+    import matplotlib
+
     buffer = io.BytesIO()
     with matplotlib.rc_context(STYLE):
         fig.savefig(buffer, format="png", metadata={"Software": None}, bbox_inches="tight" if cropped else None)
@@ -64,8 +66,10 @@ _PHONE: ContextVar[bool] = ContextVar("phone", default=False)  # drawing the pho
 
 def new_axes(width: float, height: float, columns: int = 1) -> tuple[Figure, list]:
     """A figure of ``columns`` panels side by side; for a phone, stacked in one narrow column."""
+    import matplotlib.pyplot as plt
+
     shape, size = ((columns, 1), (PHONE_WIDTH, height * columns)) if _PHONE.get() else ((1, columns), (width, height))
-    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", squeeze=False, FigureClass=PageFigure)
+    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", squeeze=False, FigureClass=page_figure_class())
     plt.close(fig)
     return fig, list(axes.ravel())
 
@@ -103,6 +107,8 @@ def legend_above(ax, title: str | None = None) -> None:
 
 
 def arrow(ax, start, end, style="-"):
+    from matplotlib.patches import FancyArrowPatch
+
     ax.add_patch(
         FancyArrowPatch(
             start,
@@ -137,21 +143,30 @@ def picture_html(wide: Figure, phone: Figure, alt: str) -> str:
     )
 
 
-class PageFigure(Figure):
-    """A Figure that knows how to draw itself for a phone (``phone``), and shows both in a page."""
+@functools.cache
+def page_figure_class() -> type[Figure]:
+    """The Figure class every page draws on, made when a figure is first drawn: judging answers draws none."""
+    from matplotlib.figure import Figure
 
-    phone: Callable[[], Figure] | None = None
-    alt = ""
+    class PageFigure(Figure):
+        """A Figure that knows how to draw itself for a phone (``phone``), and shows both in a page."""
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        # IPython adds the PNG from matplotlib's own display hook beside this
-        return {"text/html": picture_html(self, self.phone(), self.alt)} if self.phone else None
+        phone: Callable[[], Figure] | None = None
+        alt = ""
+
+        def _repr_mimebundle_(self, include=None, exclude=None):
+            # IPython adds the PNG from matplotlib's own display hook beside this
+            return {"text/html": picture_html(self, self.phone(), self.alt)} if self.phone else None
+
+    return PageFigure
 
 
 def for_phones(draw: Callable[..., Figure]) -> Callable[..., Figure]:
     """``draw`` in the figures' style: its page-width figure, which draws its phone version with the same arguments."""
 
     def drawn(phone: bool, *args, **kwargs) -> Figure:
+        import matplotlib
+
         token = _PHONE.set(phone)
         try:
             with matplotlib.rc_context(STYLE):

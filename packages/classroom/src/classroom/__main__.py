@@ -15,7 +15,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from predict_check import Course, GradingError, load_course, piped, quoted, visible
+from predict_check import Course, GradingError, key_of_record, load_course, piped, quoted, visible
 
 from . import lms, overrides, policy, report
 from .feedback import FORMATS, Options
@@ -96,6 +96,7 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
     if not sources:
         print("name a folder of answer files, or the files: grade submissions/ --out grades", file=sys.stderr)
         return 1
+    answers = key_of_record(course)  # a grade of record trusts no kept file: each answer is computed in this run
     try:
         run = _graded(course, sources, args)
     except (GradingError, OSError, UnicodeDecodeError) as error:
@@ -116,6 +117,7 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
     if args.out is None:
         sys.stdout.write("".join(f"score: {_scored(file)}  {visible(file.label)}\n" for file in run.graded))
     sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out))
+    print(answers.said())
     if _lateness_unknown(run, args):
         print(f"late: unknown: {args.pattern}'s file names carry no late mark; give one in the policy (--policy): "
               '[late] deadline = 2025-03-14T23:59:00+01:00, or roster = "late.csv"')  # fmt: skip

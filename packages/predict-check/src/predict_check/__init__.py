@@ -25,7 +25,8 @@ of any course (the class grader) uses.
   ``AnswerSheet`` (one answers file, read and graded), ``judge(exercise, answer)`` (a
   ``Verdict``, whose ``Outcome`` says right, right so far, wrong, not answered or unreadable),
   ``score(verdicts)`` (how many are right), ``solution(exercise)`` (the reference ``Solution``,
-  from the answer key), ``carried_from`` (the earlier wrong answer a wrong answer follows from),
+  from the answer key), ``key_of_record(course)`` (the key computed in this run, for a grade of
+  record), ``carried_from`` (the earlier wrong answer a wrong answer follows from),
   ``FirstTry`` (a first prediction as a file records it) and ``SELF_RECORDED`` (what every output
   says of first tries), ``answers_file(course, solutions)`` (the blank file, or the reference
   answers), and ``GradingError`` (what cannot be graded, and why).
@@ -43,7 +44,7 @@ from .commands import piped
 from .courses import load_course
 from .errors import GradingError
 from .exercises import Carried, Course, Exercise, Solution
-from .key import solution
+from .key import key_of_record, solution
 from .kinds import RIGHT, Axis, Choice, Number, Outcome, Place, Shape, Vector, shortened
 from .sheet_reader import SELF_RECORDED, AnswerSheet, FirstTry
 from .sheet_writer import answers_file
@@ -75,6 +76,7 @@ __all__ = [
     "code_span",
     "csv_cell",
     "judge",
+    "key_of_record",
     "load_course",
     "one_line",
     "piped",

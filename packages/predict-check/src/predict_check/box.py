@@ -28,7 +28,6 @@ every prediction.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import json
@@ -37,8 +36,6 @@ from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-
-import jinja2
 
 from . import key, reading
 from .errors import AnswersFileError
@@ -220,22 +217,29 @@ TEMPLATE = (
     "{% if not gate %}</details>{% endif %}{% endmacro %}"
 )
 NAMES = {"PAGE_CONTRACT": PAGE_CONTRACT, "SHOW_ANSWER": SHOW_ANSWER, "LAB_FIGURE": LAB_FIGURE, "NO_FIGURE": NO_FIGURE}
-HTML = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(TEMPLATE, NAMES).module
+
+
+@functools.cache
+def _html():
+    """The template's macros, compiled when a box is first drawn: judging an answers file draws none."""
+    import jinja2
+
+    return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(TEMPLATE, NAMES).module
 
 
 def question_html(exercise: Exercise) -> str:
     """The question as the box shows it, in the page and in the widget alike."""
-    return str(HTML.question(exercise))
+    return str(_html().question(exercise))
 
 
 def answer_html(exercise: Exercise) -> str:
     """The reference answer with its explanation, as a box shows it when the reader asks."""
-    return str(HTML.answer(reference(exercise)))
+    return str(_html().answer(reference(exercise)))
 
 
 def options_html(exercise: Exercise) -> str:
     """A choice's options as the widget lists them, each with its letter; nothing for other kinds."""
-    return str(HTML.options(exercise.kind.listed())) if isinstance(exercise.kind, Choice) else ""
+    return str(_html().options(exercise.kind.listed())) if isinstance(exercise.kind, Choice) else ""
 
 
 def prediction_html(exercise: Exercise, gate: bool = True) -> str:
@@ -247,7 +251,7 @@ def prediction_html(exercise: Exercise, gate: bool = True) -> str:
     kind = exercise.kind
     options = list(zip(kind.letters, kind.listed())) if isinstance(kind, Choice) else []
     data = json.dumps(exercise_data(exercise), ensure_ascii=True).replace("<", "\\u003c")
-    return str(HTML.box(exercise, gate, options, isinstance(kind, Place), reference(exercise), data))
+    return str(_html().box(exercise, gate, options, isinstance(kind, Place), reference(exercise), data))
 
 
 @dataclass(frozen=True)
@@ -393,6 +397,8 @@ def on_enter(field, action: Callable[[], None]) -> None:
 
 def _soon(action: Callable[[], None]) -> None:
     """``action`` after ``ENTER_SETTLES`` in the kernel's event loop; at once where no loop runs."""
+    import asyncio  # only a widget in a kernel waits: judging a file loads no event loop
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -402,7 +408,7 @@ def _soon(action: Callable[[], None]) -> None:
 
 
 def _paragraph(text: str) -> str:
-    return str(HTML.paragraph(text)) if text else ""
+    return str(_html().paragraph(text)) if text else ""
 
 
 class Box:
@@ -484,7 +490,7 @@ class Box:
     def figure_html(self) -> str:
         """Where the extension draws a picture box's figure, from the data it carries; words for where it is not."""
         judged = _judged(self.exercise)
-        return str(HTML.figure(json.dumps({name: judged[name] for name in ("kind", "answer", "picture")})))
+        return str(_html().figure(json.dumps({name: judged[name] for name in ("kind", "answer", "picture")})))
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         bundle = self.widget()._repr_mimebundle_(**kwargs)

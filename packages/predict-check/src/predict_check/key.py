@@ -50,12 +50,39 @@ def key_of(course: Course) -> AnswerKey:
     return AnswerKey(course)
 
 
+def key_of_record(course: Course) -> AnswerKey:
+    """The course's key, from now on in this process computed here: a grade of record trusts no file.
+
+    Each answer is computed when it is first needed, from the course's code, and compared with
+    the kept key's (which anyone who can write the cache folder and read this user's secret could
+    have written); the kept key is then written anew. ``said`` gives the words for the summary.
+    """
+    answers = key_of(course)
+    answers.of_record = True
+    answers.solved = {done: solved for done, solved in answers.solved.items() if done in answers.computed}
+    return answers
+
+
 class AnswerKey:
-    """One course's cached answers: read once per process, written whole whenever an answer is added."""
+    """One course's cached answers: read once per version of its file, written whole whenever an answer is added."""
 
     def __init__(self, course: Course):
         self.course = course
         self.solved: dict[str, Solution] = {}
+        self.computed: set[str] = set()  # the answers this process computed, not read from the kept key
+        self.of_record = False  # every answer computed here, the kept key only compared (``key_of_record``)
+        self.differ: list[str] = []  # the exercises whose kept answer is not the one computed here
+        self._read: tuple[tuple[Path, tuple[int, ...] | None], dict[str, Solution]] | None = None
+
+    def said(self) -> str:
+        """How the answers were got, in words for a run's summary."""
+        if not self.of_record:
+            return "answer key: read from the key this user keeps, where sealed by this user's secret; else computed"
+        words = f"answer key: every answer computed in this run by {self.course.name} {self.course.version}"
+        if self.differ:
+            named = ", ".join(map(visible, self.differ))
+            return f"{words}; the kept key said otherwise for {named}, and was not used"
+        return f"{words}; the kept key was not trusted, only compared"
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -78,19 +105,36 @@ class AnswerKey:
     def solution(self, exercise: Exercise) -> Solution:
         if exercise.id not in self.solved:
             cached = self._load()
-            if exercise.id in cached:
+            if exercise.id in cached and not self.of_record:
                 self.solved[exercise.id] = cached[exercise.id]
             else:
-                self.solved[exercise.id] = exercise.solve()
-                self._save(cached | {exercise.id: self.solved[exercise.id]})
+                self._computed(exercise, cached)
         return self.solved[exercise.id]
 
+    def _computed(self, exercise: Exercise, cached: dict[str, Solution]) -> None:
+        """Solve ``exercise`` here, note where the kept key said otherwise, and keep it where it was not kept so."""
+        solved = self.solved[exercise.id] = exercise.solve()
+        self.computed.add(exercise.id)
+        kept = cached.get(exercise.id)
+        if kept is not None and _kept_as(kept) == _kept_as(solved):
+            return  # the kept key already says this: nothing to write
+        if kept is not None and exercise.id not in self.differ:
+            self.differ.append(exercise.id)
+        self._save(cached | {exercise.id: solved})
+
     def _load(self) -> dict[str, Solution]:
-        """The cached solutions that can be trusted: none without a key, none this user did not seal."""
+        """The cached solutions that can be trusted, read once per version of the file: none this user did not seal."""
         where = self.folder
         if where is None:
             return {}
         path = where.file(STEM, self.fingerprint, SUFFIX)
+        if self._read is not None and self._read[0] == (path, _stamp(path)):
+            return self._read[1]
+        cached = self._trusted(where, path)
+        self._read = ((path, _stamp(path)), cached)
+        return cached
+
+    def _trusted(self, where: cache.Folder, path: Path) -> dict[str, Solution]:
         payload = where.read(path, AnswerKeyWarning)
         if payload is None:
             return {}
@@ -136,9 +180,19 @@ class AnswerKey:
             "solutions": {exercise_id: _entry(solved) for exercise_id, solved in solutions.items()},
         }
         if where.write(path, json.dumps(data, default=_plain).encode()):
+            self._read = ((path, _stamp(path)), solutions)
             for old in where.files(STEM, SUFFIX):
                 if old != path:
                     old.unlink(missing_ok=True)
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever the file is written: its inode, size and time (None where there is none)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
 
 
 def _refused(where: Path, why: str) -> dict[str, Solution]:
@@ -154,6 +208,11 @@ def _entry(solved: Solution) -> dict[str, object]:
         "detail": solved.detail,
         "picture": solved.picture,
     }
+
+
+def _kept_as(solved: Solution) -> str:
+    """A solution as the key keeps it, in JSON: two that keep alike are alike (nan too)."""
+    return json.dumps(_entry(solved), default=_plain, sort_keys=True)
 
 
 def _plain(value: object) -> object:
