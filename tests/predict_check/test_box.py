@@ -28,7 +28,7 @@ from predict_check.box import (
 )
 from predict_check.kinds import Place
 from predict_check.page_cells import BOX_TAG
-from predict_check.verdicts import LOOKS, Outcome, page_words, reference
+from predict_check.verdicts import COARSE_LOOK, LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
 
@@ -112,7 +112,8 @@ def test_the_shared_script_holds_the_rules_the_chapter_and_the_looks_as_data():
     shared = json.loads(script[len(prefix) : -len(suffix)])
     assert shared["rules"] == json.loads(json.dumps(reading.rules()))
     assert shared["chapter"] == list(COURSE.exercises)  # "Download my answers" writes them in the grader's order
-    assert {look["word"] for look in shared["looks"].values()} == {word for _, word, _ in LOOKS.values()}
+    words = {word for _, word, _ in [*LOOKS.values(), COARSE_LOOK]}
+    assert {look["word"] for look in shared["looks"].values()} == words
 
 
 def test_the_page_words_are_the_verdict_words():

@@ -54,7 +54,7 @@ from .sheet_writer import (
     well_formed,
 )
 from .untrusted import visible
-from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
+from .verdicts import COARSE_LOOK, LOOKS, Outcome, Verdict, judge, page_words, reference
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 STATIC: Traversable = files("predict_check") / "static"
@@ -147,8 +147,11 @@ def shared_data(course: Course) -> dict[str, object]:
             "variants_table": VARIANTS,
         },
         "looks": {
-            outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
-            for outcome, (mark, word, colour) in LOOKS.items()
+            name: {"mark": mark, "word": word, "colour": colour}
+            for name, (mark, word, colour) in [
+                *((o.name.lower(), look) for o, look in LOOKS.items()),
+                ("coarse", COARSE_LOOK),
+            ]
         },
     }
 

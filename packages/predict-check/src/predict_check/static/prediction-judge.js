@@ -59,6 +59,7 @@
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
   const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma), PERCENT = whole(RULES.percent);
   const WITH_WORDS = whole(RULES.with_words), BY = whole(RULES.by), BY_SIGN = new RegExp(RULES.by_sign);
+  const SPACED = whole(RULES.spaced);
 
   function size(entry) {  // kinds._size
     if (!WHOLE.test(entry)) return null;
@@ -70,6 +71,7 @@
     if (t.entries !== null) return t;
     if (t.text.includes(",")) return typed("[" + t.text + "]");
     if (by && BY.test(t.text)) return { text: t.text, entries: t.text.split(BY_SIGN) };
+    if (SPACED.test(t.text)) return typed("[" + t.text + "]");  // 0.8 1.1: numbers apart by spaces
     return t;
   }
 
@@ -195,16 +197,17 @@
     const outcome = compare(data.kind, given, data.answer), answer = shortened(given.shown);
     if (outcome === "correct") return { outcome, message: words.correct, detail: words.detail, answer };
     const exactly = data.slips.filter((p) => matches(data.kind, given, p[0], true));
-    if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
-    const slips = exactly.length ? exactly : data.slips.filter((p) => matches(data.kind, given, p[0], false));
-    if (slips.length && !exactly.length && matches(data.kind, given, data.answer, false)) {
-      return { outcome: "wrong", message: words.coarse, answer };  // verdicts.judge: too few figures to tell
-    }
-    if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    if (exactly.length) return { outcome: "wrong", message: exactly.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    const slips = data.slips.filter((p) => matches(data.kind, given, p[0], false)), notes = slips.map((p) => p[1]).join(" ");
+    const agrees = matches(data.kind, given, data.answer, false);
+    if (slips.length && agrees) return { outcome: "wrong", look: "coarse", message: fill(words.coarse, { slips: notes }), answer };
+    if (outcome === "close") return { outcome, message: words.close, answer };
+    if (slips.length) return { outcome: "wrong", message: notes, detail: words.hint, answer };
     if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
       return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // verdicts.judge: inf or nan
     }
     const place = off(data.kind, given, data.answer);
+    if (place !== null && agrees) return { outcome: "wrong", look: "coarse", message: words.few, answer };  // too few figures
     if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };
     return { outcome: "wrong", message: words.wrong, answer };
   }

@@ -127,7 +127,7 @@
     delete status.dataset.outcome;
     if (!verdict) return;
     data = data || JSON.parse(box.querySelector("script.prediction-data").textContent);
-    const look = SHARED.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
+    const look = SHARED.looks[verdict.look || verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
     const said = verdict.answer === undefined ? "" : fill(words.said, { answer: verdict.answer });
     const head = fill(words.head, { mark: look.mark, word: look.word }) + said;
     const strong = document.createElement("strong");
