@@ -75,6 +75,13 @@
     return t;
   }
 
+  const COMMA_APART = new RegExp(RULES.comma_apart);
+  function decimalCommas(text, count) {  // reading.decimal_commas: [1,27, 0,57], count numbers with decimal commas
+    const parts = text.replace(/^[\[\]() ]+|[\[\]() ]+$/g, "").split(COMMA_APART), written = parts.map((p) => DECIMAL_COMMA.test(p));
+    return parts.length === count && written.some(Boolean) && parts.every((p, i) => written[i] || NUMBER.test(p));
+  }
+  const opened = (t) => (t.entries === null && /^[[(]/.test(t.text) ? new Found("open", { close: t.text[0] === "[" ? "]" : ")" }) : null);
+
   function number(text, kind) {  // kinds._number: a decimal, a fraction, a number in the unit asked
     if (NUMBER.test(text)) return { value: [toNumber(text)], shown: text, decimals: [decimals(text)] };
     const percent = PERCENT.exec(text);
@@ -98,14 +105,16 @@
       return t.entries === null ? number(t.text, kind) : listFound(t.entries);
     },
     vector(raw, kind) {
+      if (opened(raw)) return opened(raw);  // kinds._unclosed: a list begun and never closed
       const t = unbracketed(raw, false);
       if (t.entries === null) return NUMBER.test(t.text) ? new Found("number") : new Found("text", { what: "a list of numbers" });
-      if (t.entries.length !== kind.length) return listFound(t.entries);
+      if (t.entries.length !== kind.length) return decimalCommas(t.text, kind.length) ? new Found("list comma") : listFound(t.entries);
       const bad = t.entries.findIndex((e) => !NUMBER.test(e));
       if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
       return { value: t.entries.map(toNumber), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
     shape(raw) {
+      if (opened(raw)) return opened(raw);
       const t = unbracketed(raw, true);
       const entries = t.entries === null ? [t.text] : t.entries;
       const sizes = entries.map(size), bad = sizes.indexOf(null), what = "a whole number of 0 or more";
