@@ -2,7 +2,7 @@
 //
 // Each box is wired to the judge (prediction-judge.js) and the store (prediction-store.js):
 // a typed answer gets its verdict, the answer on request (until it is answered right), practice with "Try
-// another", and the page's tally and download. Until a box has a verdict, or the reader asks for its answer,
+// another", and the page's tally and download. Until a box is answered right, or the reader asks for its answer,
 // what follows it on the page is out of sight; without the scripts the whole page is there. Printed, the page is
 // a worksheet: its text and questions, and what follows each box (its code, its output, the text that says its
 // answer) in the answers at the end of the page.
