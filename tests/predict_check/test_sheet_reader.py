@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from predict_check.errors import AnswersFileError, GradingError
+from predict_check.kinds import Place
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import Outcome
@@ -148,3 +149,16 @@ def test_reading_and_grading_never_change_the_file(tmp_path):
     for exercise_id in COURSE.exercises:
         sheet.explain(sheet.grade(exercise_id))
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_the_template_asks_a_picture_box_for_the_number_to_type_and_never_for_a_marker():
+    """Someone typing the file has no figure: each picture box's line says what the number measures."""
+    text = answers_file(COURSE)
+    places = [exercise for exercise in COURSE.exercises.values() if isinstance(exercise.kind, Place)]
+    assert places
+    for exercise in places:
+        entry = text[: text.index(f"\n{exercise.id} = ")].rsplit("\n\n", 1)[1]
+        heading = entry.split("\n", 1)[0]
+        assert "marker" not in heading and heading.endswith(f"{exercise.id}: {exercise.kind.typed()}")
+        label = exercise.kind.axis.label.replace(" (log scale)", "")
+        assert label in heading and "type the number" in entry

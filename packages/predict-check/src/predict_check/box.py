@@ -40,7 +40,7 @@ from pathlib import Path
 from . import key, reading
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
-from .kinds import Choice, Place, judging
+from .kinds import NO_FIGURE, Choice, Place, judging
 from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .sheet_writer import (
     FILE_NAME,
@@ -106,7 +106,6 @@ LAB_OPEN = "predict-check-open"  # right once, or its answer shown: what follows
 LAB_HOLD = "predict-check-hold"
 LAB_FIGURE = "predict-check-figure"  # where a picture box's figure is drawn, its data on it
 LAB_WAITING = HOLD.format(what="the rest of this page")
-NO_FIGURE = "(No figure to place the marker on here: type the number instead.)"
 FIRST_TRY = "Your first try, kept for the grader: {head}"
 SAVE = "Save my answers"
 SAVED = "Saved {count} of {of} predictions to {path}."

@@ -49,6 +49,7 @@ FOUND = {  # ... and what was found instead; the page fills in the same template
     "words": "a number followed by other words; write the number alone",
     "zero below": "a fraction with 0 below the line",
 }
+NO_FIGURE = "(No figure to place the marker on here: type the number instead.)"  # a picture box, away from a page
 MOST_ENTRIES = (reading.LONGEST + 1) // 2  # the most entries a typed answer can hold: a longer list is refused unread
 NEAR = 0.01  # a wrong number within this share of the reference is told where it is off, not given a hint
 SLACK = 1e-12  # relative room for the binary rounding of both numbers when half a unit decides
@@ -574,6 +575,10 @@ class Place:
 
     def describe(self) -> str:
         return "a number, or place the marker on the figure"
+
+    def typed(self) -> str:
+        """What to type where there is no figure (an answers file): the number, as the axis measures it."""
+        return f"a number ({re.sub(r' *[(]log scale[)]', '', self.axis.label)})"
 
     def instruction(self) -> str:
         within = f"{self.tolerance:.0%} of the answer" if self.relative else f"{self.tolerance:g} degrees"

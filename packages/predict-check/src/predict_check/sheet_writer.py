@@ -31,7 +31,7 @@ from . import cache
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
 from .key import solution
-from .kinds import Choice, Outcome
+from .kinds import NO_FIGURE, Choice, Outcome, Place
 from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS, AnswerSheet
 from .untrusted import quoted
 
@@ -299,10 +299,15 @@ def _comment(text: str, indent: str = "") -> str:
 
 
 def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
+    """One exercise as the file asks it: what to type, the question, the options or, for a picture box, that the
+    number is typed here."""
     kind = exercise.kind
-    lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
+    what = kind.typed() if isinstance(kind, Place) else kind.describe()
+    lines = [_comment(f"{number}. {exercise.id}: {what}"), _comment(exercise.prompt)]
     if isinstance(kind, Choice):
         lines += [_comment(option, "  ") for option in kind.listed()]
+    if isinstance(kind, Place):
+        lines.append(_comment(NO_FIGURE))
     value = kind.toml(solution(exercise).answer) if solutions else BLANK
     lines.append(f"{exercise.id} = {value}")
     return "\n".join(lines)
