@@ -380,6 +380,8 @@ def test_saving_over_the_page_s_download_keeps_its_practice_answers(tmp_path):
         "mean-square = 12.5\n",  # a number written by hand, not the text a box keeps
         'mean-squares = "12.5"\n',  # a key that names no exercise
         'mean-square = "12.5\n',  # not TOML
+        "zero-row-zero-eps = B\n",  # a letter without its quotes: read as "B", but typed by hand
+        "mean-square = 12,5\n",  # a decimal comma without quotes, likewise
         "[first-tries]\nmean-square = [3, 4]\n",
         '[variants.output]\n99 = "1"\n',  # no such variant
         '[typed-at]\nmean-square = "<b>2026</b>"\n',  # no moment the boxes write

@@ -79,6 +79,7 @@ class AnswerSheet:
     bad: tuple[BadLine, ...] = ()
     notes: tuple[str, ...] = ()
     written: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
+    unquoted: tuple[int, ...] = ()  # lines whose answer was typed without its quotes, read as the quoted text
 
     @classmethod
     def read(cls, course: Course, path: str | Path) -> AnswerSheet:
@@ -88,7 +89,7 @@ class AnswerSheet:
             got = read_answers(path, course.exercises)
         except AnswersFileError as error:
             return cls(course, path, unreadable=str(error))
-        return cls(course, path, got.data, got.lines, None, got.bad, got.notes, got.written)
+        return cls(course, path, got.data, got.lines, None, got.bad, got.notes, got.written, got.unquoted)
 
     @property
     def name(self) -> str:

@@ -178,8 +178,9 @@ def read_typed(course: Course, path: str | Path) -> Predictions:
     ids = course.exercises.__contains__
     if sheet.unreadable is not None:
         raise AnswersFileError(sheet.unreadable)
-    if sheet.bad:
-        raise AnswersFileError(f"{sheet.name}: line {sheet.bad[0].line} is not a line the prediction boxes write")
+    if sheet.bad or sheet.unquoted:  # an answer without its quotes was typed by hand
+        line = sheet.bad[0].line if sheet.bad else sheet.unquoted[0]
+        raise AnswersFileError(f"{sheet.name}: line {line} is not a line the prediction boxes write")
     first, last, shown, variants, who, typed_at = {}, {}, set(), {}, {}, {}
     for key, value in sheet.answers.items():
         if key in course.exercises and isinstance(value, str):

@@ -191,6 +191,7 @@ class Contents:
     written: dict[tuple[str | None, str], str]  # (table, key) -> the value as the file writes it
     bad: tuple[BadLine, ...] = ()
     notes: tuple[str, ...] = ()
+    unquoted: tuple[int, ...] = ()  # the lines (from 1) whose answer was read as text typed without its quotes
 
 
 def read_answers(path: Path, wanted: Container[str] = ()) -> Contents:
@@ -224,7 +225,8 @@ def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Contain
         except _PARSE_ERRORS:
             continue
         return Contents(data, read.lines, read.written, (), notes + (QUOTES_NOTE,) * (attempt != text))
-    return Contents(read.data, read.lines, read.written, tuple(read.bad), notes + (QUOTES_NOTE,) * read.straightened)
+    straightened = notes + (QUOTES_NOTE,) * read.straightened
+    return Contents(read.data, read.lines, read.written, tuple(read.bad), straightened, tuple(read.unquoted))
 
 
 @dataclass
@@ -241,6 +243,7 @@ class _Statements:
     written: dict[tuple[str | None, str], str] = field(default_factory=dict)
     bad: list[BadLine] = field(default_factory=list)
     straightened: bool = False
+    unquoted: list[int] = field(default_factory=list)  # the lines read as text typed without its quotes
     table: dict[str, object] | None = None  # where the statements now go (None: under a header that was refused)
     name: str | None = None  # that table's name, as messages and ``written`` give it
     place: tuple[str | int, ...] = ()  # that table's place in the data (an array's tables by number)
@@ -276,7 +279,9 @@ class _Statements:
     def statement(self, lines: list[str], first: int, end: int) -> int:
         """Read the statement on lines ``first`` to ``end`` (from 0) into its table; the line after it."""
         text, number = "\n".join(lines[first:end]), first + 1
-        parsed = self.parsed(text) or _bare(text)
+        parsed = self.parsed(text)
+        if parsed is None and (parsed := _bare(text)) is not None:
+            self.unquoted.append(number)
         if parsed is None:  # the lines up to one that begins a statement or a table go with it
             while end < len(lines) and not _starts(lines[end]):
                 end += 1
