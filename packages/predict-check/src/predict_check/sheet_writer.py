@@ -238,6 +238,23 @@ def save_typed(course: Course, path: str | Path, typed: Predictions) -> Predicti
     return kept
 
 
+def clear_typed(course: Course, path: str | Path, typed: Predictions) -> Predictions:
+    """Forget every answer in the file the boxes saved at ``path``, as the page's "Clear my answers" forgets those
+    in its browser: the first tries (``typed``'s and the file's, the file's first) and who it is from stay, answers,
+    their moments and practice go. A file the boxes did not write is left as it is (``AnswersFileError``)."""
+    path = Path(path)
+    with cache.one_at_a_time(path.parent):
+        earlier = read_typed(course, path) if os.path.lexists(path) else Predictions()
+        cleared = Predictions(
+            first={**typed.first, **earlier.first},
+            shown=typed.shown | earlier.shown,
+            name=earlier.name or typed.name,
+            id=earlier.id or typed.id,
+        )
+        _replace(path, typed_answers_file(course, cleared, path.name))
+    return cleared
+
+
 def _replace(path: Path, text: str) -> None:
     """``path`` replaced by ``text`` in one step: written beside it and to the disk, then renamed over it."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
