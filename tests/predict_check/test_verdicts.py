@@ -390,3 +390,14 @@ def test_an_answer_right_at_its_decimals_with_too_few_figures_is_told_so_not_whe
 def test_numbers_apart_by_spaces_read_as_a_list(exercise_id, answer):
     assert check(exercise_id, answer).outcome is Outcome.CORRECT
     assert check("mean-square", "12 5").outcome is Outcome.UNREADABLE  # a number asked: spaces make no list
+
+
+def test_a_slip_whose_note_two_values_share_is_named_once():
+    """output's gain-first slip has a value with eps and one without: an answer both round to hears it once."""
+    slips = COURSE.exercises["output"].solve().slips
+    notes = [note for _, note in slips]
+    shared = next(note for note in notes if notes.count(note) > 1)
+    values = [value for value, note in slips if note == shared]
+    assert {tuple(round(v, 2) for v in value) for value in values} == {(1.29, 0.57)}  # both round alike
+    verdict = check("output", "[1.29, 0.57]")
+    assert verdict.message == shared and verdict.slips == (shared,)

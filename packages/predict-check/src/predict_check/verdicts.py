@@ -222,10 +222,10 @@ def _judged(exercise: Exercise, raw: object) -> Verdict:
     if outcome is Outcome.CORRECT:
         return Verdict(exercise.id, outcome, solution.explanation, shown, detail=solution.detail)
     # a slip's own value, given in full, is that slip even where it rounds to the reference ("1" for 0.999999)
-    exact = tuple(note for value, note in solution.slips if kind.exactly(given, value))
+    exact = _notes(solution.slips, lambda value: kind.exactly(given, value))
     if exact:
         return Verdict(exercise.id, Outcome.WRONG, " ".join(exact), shown, slips=exact, detail=exercise.hint)
-    slips = tuple(note for value, note in solution.slips if kind.matches(given, value))
+    slips = _notes(solution.slips, lambda value: kind.matches(given, value))
     if slips and kind.matches(given, solution.answer):  # [0.8485, 1.1314]: the answer and a slip, at 4 decimals
         return Verdict(exercise.id, Outcome.WRONG, _coarse(exercise, " ".join(slips)), shown, coarse=True)
     if outcome is Outcome.CLOSE:
@@ -233,6 +233,11 @@ def _judged(exercise: Exercise, raw: object) -> Verdict:
     if slips:
         return Verdict(exercise.id, Outcome.WRONG, " ".join(slips), shown, slips=slips, detail=exercise.hint)
     return _wrong(exercise, given, solution.answer, shown)
+
+
+def _notes(slips: Iterable[tuple[object, str]], matched: Callable[[object], bool]) -> tuple[str, ...]:
+    """The notes of the slips ``matched`` holds, each once (two values of one slip, with and without eps, share it)."""
+    return tuple(dict.fromkeys(note for value, note in slips if matched(value)))
 
 
 def _wrong(exercise: Exercise, given: Reading, expected: object, shown: str) -> Verdict:

@@ -205,9 +205,10 @@
     if (given instanceof Found) return unreadable(fill(words.found[given.key], given.fill));
     const outcome = compare(data.kind, given, data.answer), answer = shortened(given.shown);
     if (outcome === "correct") return { outcome, message: words.correct, detail: words.detail, answer };
+    const noted = (slips) => [...new Set(slips.map((p) => p[1]))].join(" ");  // verdicts._notes: each note once
     const exactly = data.slips.filter((p) => matches(data.kind, given, p[0], true));
-    if (exactly.length) return { outcome: "wrong", message: exactly.map((p) => p[1]).join(" "), detail: words.hint, answer };
-    const slips = data.slips.filter((p) => matches(data.kind, given, p[0], false)), notes = slips.map((p) => p[1]).join(" ");
+    if (exactly.length) return { outcome: "wrong", message: noted(exactly), detail: words.hint, answer };
+    const slips = data.slips.filter((p) => matches(data.kind, given, p[0], false)), notes = noted(slips);
     const agrees = matches(data.kind, given, data.answer, false);
     if (slips.length && agrees) return { outcome: "wrong", look: "coarse", message: fill(words.coarse, { slips: notes }), answer };
     if (outcome === "close") return { outcome, message: words.close, answer };
