@@ -53,7 +53,8 @@ def _text(name: str, text: str, says: str | None, score: int) -> Hostile:
     return Hostile(name, text.encode("utf-8"), says, score)
 
 
-_ONE_BAD_LINE = with_answer("mean-square", "12,5")  # a decimal comma: one line that cannot be read
+_ONE_BAD_LINE = with_answer("mean-square", '"12.5')  # a quote never closed: one line that cannot be read
+_UNQUOTED = with_answer("eps-near-zero", "B", with_answer("mean-square", "12,5"))  # read as the same text in quotes
 _NORMALIZED = re.search(r"^normalized = (.*)$", SOLUTIONS, re.M).group(1)
 _WIDE = 'name = "\u4e00\u3000\u0100"\n' + SOLUTIONS  # each of 一, U+3000 and Ā has a zero byte on the other side
 _VARIANT_KEYS = '[variants.mean-square]\n"\u00b9" = "5"\n"\u2460" = "5"\n"' + "9" * 5000 + '" = "5"\n'
@@ -125,15 +126,16 @@ HOSTILE = [
     _text("long-quoted-dotted-key", SOLUTIONS + '"a"' + ' . "a"' * 20_000 + " = 1\n", "a dotted key of 20001 parts", 0),
     _text("dotted-key-at-the-limit", SOLUTIONS + "a" + ".a" * 15 + " = 1\n", "there is no exercise 'a'", M),
     _text("python-code", '__import__("pathlib").Path("executed").touch()\n', "neither an answer", 0),
-    _text("crlf-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r\n"), "not a comma", M - 1),
-    _text("cr-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r"), "not a comma", M - 1),
+    _text("crlf-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r\n"), "close the quote", M - 1),
+    _text("cr-line-endings-and-a-bad-line", _ONE_BAD_LINE.replace("\n", "\r"), "close the quote", M - 1),
+    _text("unquoted-letter-and-decimal-comma", _UNQUOTED, "got a number with a decimal comma; write a point", M - 1),
     Hostile("utf-16-le-without-byte-order-mark-wide-characters", _WIDE.encode("utf-16-le"), None, M),
     Hostile("utf-16-be-without-byte-order-mark-wide-characters", _WIDE.encode("utf-16-be"), None, M),
     _text("variant-keys-that-are-no-numbers", SOLUTIONS + _VARIANT_KEYS, None, M),
     _text(  # the table keeps its header: its normalized is no answer
         "bad-line-before-an-array-of-tables",
-        without("mean-square", without("normalized")) + f"mean-square = 12,5\n[[extra]]\nnormalized = {_NORMALIZED}\n",
-        "not a comma",
+        without("mean-square", without("normalized")) + f'mean-square = "12.5\n[[extra]]\nnormalized = {_NORMALIZED}\n',
+        "close the quote",
         M - 2,
     ),
     _text(

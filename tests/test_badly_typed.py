@@ -76,8 +76,8 @@ def test_an_unclosed_quote_grades_every_other_line_lists_the_bad_one_and_asks_fo
 def test_every_bad_line_is_listed_at_once_each_with_a_fix_in_plain_words(tmp_path):
     text = SOLUTIONS
     for exercise_id, value in {
-        "zero-row-zero-eps": "D",  # a letter without quotes
-        "mean-square": "12,5",  # a decimal comma
+        "zero-row-zero-eps": "'D",  # a quote never closed
+        "mean-square": "[12,5; 1]",  # a decimal comma in a list TOML cannot read
         "normalized": "[0.848528, 1.131371",  # a list never closed
         "output-shape": "",  # nothing after =
     }.items():
@@ -87,10 +87,10 @@ def test_every_bad_line_is_listed_at_once_each_with_a_fix_in_plain_words(tmp_pat
     assert file.score == M - 4
     said = [re.sub(r"^.*?, line \d+: ", "", problem) for problem in file.problems()]
     assert said == [
-        "write a point for decimals, not a comma; write it as  mean-square = 12.5",
+        "write a point for decimals and a comma between numbers; write it as  mean-square = [12.5, 1]",
         "close the list: put ] at the end of the answer; write it as  normalized = [0.848528, 1.131371]",
         'write your answer after "=", or "" to leave it blank; write it as  output-shape = ""',
-        'put letters in straight quotes; write it as  zero-row-zero-eps = "D"',
+        'close the quote: put a straight \' at the end of the answer; write it as  zero-row-zero-eps = "D"',
         "this line is neither an answer (exercise = answer) nor a note; start a note with #",
     ]
 

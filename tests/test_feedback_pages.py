@@ -103,7 +103,7 @@ def test_answers_shifted_by_a_line_are_said_on_the_student_s_own_page(tmp_path):
 
 
 def test_the_teacher_s_note_stands_apart_from_what_could_not_be_read_and_three_exercises_come_first(tmp_path):
-    text = with_answer("zero-row-zero-eps", "D")  # a letter without quotes: a line not read
+    text = with_answer("zero-row-zero-eps", '"D')  # a quote never closed: a line not read
     for exercise_id in ("mean-square", "output", "grad-x", "huge-row"):
         text = with_answer(exercise_id, '""', text)
     page = graded_page(tmp_path, text, "--note", "See me on Thursday.")

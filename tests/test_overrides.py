@@ -107,14 +107,15 @@ def canvas_folder(tmp_path: Path, text: str) -> tuple[Path, Path]:
     return folder, write_csv(tmp_path / "export.csv", canvas_export())
 
 
-COMMA_AND_LETTER = with_answer("eps-near-zero", "B", with_answer("reciprocal-rms", "0,282843", ALL_RIGHT))
+# a quote never closed and a list never closed: lines not read (an unquoted B or 0,282843 is read as its text)
+LINES_NOT_READ = with_answer("eps-near-zero", '"B', with_answer("reciprocal-rms", "[0.282843", ALL_RIGHT))
 
 
 def test_an_exercise_s_override_settles_a_line_not_read_and_releases_the_row_in_one_pass(tmp_path):
-    folder, export = canvas_folder(tmp_path, COMMA_AND_LETTER)  # a decimal comma, an unquoted letter: lines not read
+    folder, export = canvas_folder(tmp_path, LINES_NOT_READ)
     (tmp_path / "overrides.toml").write_text(
-        '[70001.reciprocal-rms]\nverdict = "correct"\nreason = "0,282843 is the reciprocal RMS."\n'
-        '["alee".eps-near-zero]\nverdict = "correct"\nreason = "B, unquoted: the right choice."\n',  # her SIS login
+        '[70001.reciprocal-rms]\nverdict = "correct"\nreason = "[0.282843 is the reciprocal RMS."\n'
+        '["alee".eps-near-zero]\nverdict = "correct"\nreason = "B, quote unclosed: right."\n',  # her SIS login
         encoding="utf-8",
     )
     grade = ["grade", str(folder), "--pattern", "canvas", "--lms-gradebook", str(export), "--column"]
@@ -124,8 +125,8 @@ def test_an_exercise_s_override_settles_a_line_not_read_and_releases_the_row_in_
     queued = [(item["exercise"], item["what"], item["what to do"]) for item in rows("review.csv")]
     BY = "settled by the override of "
     assert queued == [
-        ("reciprocal-rms", "line not read", f"{BY}reciprocal-rms: 0,282843 is the reciprocal RMS."),
-        ("eps-near-zero", "line not read", f"{BY}eps-near-zero: B, unquoted: the right choice."),
+        ("reciprocal-rms", "line not read", f"{BY}reciprocal-rms: [0.282843 is the reciprocal RMS."),
+        ("eps-near-zero", "line not read", f"{BY}eps-near-zero: B, quote unclosed: right."),
     ]
     filled = {line[1]: line for line in read_csv(Path("out/canvas-grades.csv"))}
     assert filled["70001"][CANVAS_HEADER.index("RMSNorm predictions (4242)")] == str(M)
@@ -142,7 +143,7 @@ def test_settled_on_a_row_that_needs_no_review_is_a_warning(tmp_path, capsys):
 
 
 def test_a_row_s_points_set_by_hand_release_it_with_the_reason_in_the_gradebook_the_queue_and_the_page(tmp_path):
-    folder, export = canvas_folder(tmp_path, COMMA_AND_LETTER)
+    folder, export = canvas_folder(tmp_path, LINES_NOT_READ)
     (tmp_path / "overrides.toml").write_text(
         '["alee"]\npoints = 0\nreason = "An edited copy of the key: integrity case 14."\n', encoding="utf-8"
     )

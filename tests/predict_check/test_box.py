@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
@@ -28,7 +29,7 @@ from predict_check.box import (
 )
 from predict_check.kinds import Place
 from predict_check.page_cells import BOX_TAG
-from predict_check.verdicts import LOOKS, Outcome, page_words, reference
+from predict_check.verdicts import COARSE_LOOK, LOOKS, Outcome, page_words, reference
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
 
@@ -112,7 +113,8 @@ def test_the_shared_script_holds_the_rules_the_chapter_and_the_looks_as_data():
     shared = json.loads(script[len(prefix) : -len(suffix)])
     assert shared["rules"] == json.loads(json.dumps(reading.rules()))
     assert shared["chapter"] == list(COURSE.exercises)  # "Download my answers" writes them in the grader's order
-    assert {look["word"] for look in shared["looks"].values()} == {word for _, word, _ in LOOKS.values()}
+    words = {word for _, word, _ in [*LOOKS.values(), COARSE_LOOK]}
+    assert {look["word"] for look in shared["looks"].values()} == words
 
 
 def test_the_page_words_are_the_verdict_words():
@@ -185,3 +187,12 @@ def test_markup_in_every_field_of_a_box_is_shown_as_text(gate):
     assert [option.get_text() for option in box.select("li")] == ["A) a", f"B) {HOSTILE}"]
     assert json.loads(box.select_one("script.prediction-data").string)["id"] == HOSTILE
     assert gate or soup.select_one("details.prediction-review > summary").get_text() == HOSTILE
+
+
+def test_every_readme_says_only_a_right_answer_or_show_the_answer_opens_what_follows_a_box():
+    """The page opens what follows a box once it is answered right or its answer is shown; a ✗ Not yet waits."""
+    root = Path(__file__).resolve().parents[2]
+    for path in (root / "README.md", root / "packages" / "predict-check" / "README.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "has a verdict" not in text and "is answered or" not in text, path
+        assert "answered right or" in text and re.search(r'Not yet".{0,60} keeps it waiting', text), path

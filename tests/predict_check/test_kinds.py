@@ -157,8 +157,24 @@ def test_vector_refuses_the_wrong_length_or_entries():
     refused(Vector(2), [1.0, "two"], "a list whose entry 2 is not a number")
     refused(Vector(2), [True, 1.0], "a list whose entry 1 is not a number")
     refused(Vector(2), "0.8; 1.1", "text that is not a list of numbers")
-    refused(Vector(2), "[0.8, 1.1", "a list whose entry 1 is not a number")
+    refused(Vector(2), "[0.8, 1.1", "a list that is not closed; add ] at its end")
+    refused(Vector(2), "(0.8, 1.1", "a list that is not closed; add ) at its end")
+    refused(Shape(), "[2, 5, 3", "a list that is not closed; add ] at its end")
     refused(Vector(2), 0.8, "a single number")
+
+
+@pytest.mark.parametrize("raw", ["[1,272792, 0,565685]", "[1,272792; 0,565685]", "1,272792 0,565685", "(1,27, 0.57)"])
+def test_a_list_with_decimal_commas_is_told_to_write_points(raw):
+    found = "numbers with decimal commas; write points for decimals, commas between numbers: [0.5, 1.25]"
+    refused(Vector(2), raw, found)
+    refused(Vector(2), "[1,2,3]", "a list of 3 values")  # whole numbers apart by commas: no decimal comma to tell
+
+
+def test_a_choice_answered_by_a_number_reads_it_as_the_option_it_names():
+    """An answers file's unquoted 255 is the number 255: it names the option whose words it is, as "255" would."""
+    kind = Choice(("128", "255", "256"))
+    assert kind.read(255) == kind.read("255") == kind.read("B")
+    refused(kind, 2, "a whole number; write the option's letter")  # a position is no option's words
 
 
 def test_vector_is_right_so_far_when_every_coordinate_agrees_to_its_decimals():

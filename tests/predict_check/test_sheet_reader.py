@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from predict_check.errors import AnswersFileError, GradingError
+from predict_check.kinds import Place
 from predict_check.sheet_reader import AnswerSheet
 from predict_check.sheet_writer import answers_file
 from predict_check.verdicts import Outcome
@@ -86,6 +87,21 @@ def test_a_malformed_line_is_listed_with_its_fix_and_every_other_line_is_graded(
     assert AnswersFileError.boundary == "answers-file"
 
 
+def test_an_answer_without_its_quotes_is_graded_as_the_same_text_in_quotes(tmp_path):
+    """Quoting changes nothing: an unquoted letter, number or decimal comma is judged as the quoted text is."""
+    bare = "eps-near-zero = B\nhalf-precision-square = 255\nreciprocal-rms = 0,282843\noutput = [1,272792, 0,565685]\n"
+    quoted = re.sub(r"= (.*)$", lambda m: f"= '{m[1]}'", bare, flags=re.M)
+    sheets = [AnswerSheet.read(COURSE, write(tmp_path, text, name)) for text, name in ((bare, "a"), (quoted, "b"))]
+    for exercise_id in ("eps-near-zero", "half-precision-square", "reciprocal-rms", "output"):
+        unquoted, quoted_verdict = (sheet.grade(exercise_id) for sheet in sheets)
+        assert (unquoted.outcome, unquoted.message) == (quoted_verdict.outcome, quoted_verdict.message), exercise_id
+    bare_sheet = sheets[0]
+    assert not bare_sheet.problems()  # no line is left unread
+    assert bare_sheet.grade("eps-near-zero").correct and bare_sheet.grade("half-precision-square").correct
+    assert "decimal comma" in bare_sheet.grade("reciprocal-rms").message
+    assert "decimal commas" in bare_sheet.grade("output").message  # TOML reads four whole numbers; they were two
+
+
 def test_a_missing_file_or_one_that_is_not_text_says_so(tmp_path):
     assert "cannot open" in AnswerSheet.read(COURSE, tmp_path / "nowhere.toml").unreadable
     binary = tmp_path / "answers.toml"
@@ -133,3 +149,16 @@ def test_reading_and_grading_never_change_the_file(tmp_path):
     for exercise_id in COURSE.exercises:
         sheet.explain(sheet.grade(exercise_id))
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_the_template_asks_a_picture_box_for_the_number_to_type_and_never_for_a_marker():
+    """Someone typing the file has no figure: each picture box's line says what the number measures."""
+    text = answers_file(COURSE)
+    places = [exercise for exercise in COURSE.exercises.values() if isinstance(exercise.kind, Place)]
+    assert places
+    for exercise in places:
+        entry = text[: text.index(f"\n{exercise.id} = ")].rsplit("\n\n", 1)[1]
+        heading = entry.split("\n", 1)[0]
+        assert "marker" not in heading and heading.endswith(f"{exercise.id}: {exercise.kind.typed()}")
+        label = exercise.kind.axis.label.replace(" (log scale)", "")
+        assert label in heading and "type the number" in entry

@@ -30,7 +30,7 @@ import pytest
 from predict_check.box import ENTER_SETTLES, LAB_BOX, LAB_HOLD, LAB_OPEN, LAB_WAITING, SHOW_ANSWER, KernelAnswers
 from predict_check.errors import AnswersFileError
 from predict_check.sheet_reader import AnswerSheet
-from predict_check.sheet_writer import MOMENT, Predictions, moment, save_typed, typed_answers_file
+from predict_check.sheet_writer import MOMENT, Predictions, moment, read_typed, save_typed, typed_answers_file
 from predict_check.verdicts import Outcome, reference
 from rmsnorm_course import check
 from rmsnorm_course.pages import COURSE, Prediction
@@ -380,6 +380,8 @@ def test_saving_over_the_page_s_download_keeps_its_practice_answers(tmp_path):
         "mean-square = 12.5\n",  # a number written by hand, not the text a box keeps
         'mean-squares = "12.5"\n',  # a key that names no exercise
         'mean-square = "12.5\n',  # not TOML
+        "zero-row-zero-eps = B\n",  # a letter without its quotes: read as "B", but typed by hand
+        "mean-square = 12,5\n",  # a decimal comma without quotes, likewise
         "[first-tries]\nmean-square = [3, 4]\n",
         '[variants.output]\n99 = "1"\n',  # no such variant
         '[typed-at]\nmean-square = "<b>2026</b>"\n',  # no moment the boxes write
@@ -602,3 +604,43 @@ def test_a_course_no_distribution_registers_names_no_grade_command_that_would_fa
     kept = KernelAnswers(COURSE)
     kept.record("mean-square", "12.5", check("mean-square", "12.5"))
     assert kept.save(tmp_path) == f"Saved 1 of {len(COURSE.exercises)} predictions to {tmp_path / 'answers.toml'}."
+
+
+def test_clear_my_answers_asks_first_then_forgets_every_answer_here_and_in_the_file_keeping_first_tries(
+    tmp_path, monkeypatch
+):
+    """As the page's "Clear my answers": after a confirmation, no answer is kept; the first predictions stay."""
+    monkeypatch.chdir(tmp_path)
+    kept = KernelAnswers(COURSE)
+    box, other = Prediction("mean-square").widget(kept), Prediction("reciprocal-rms").widget(kept)
+    type_in(box, "25")
+    type_in(box, "12.5")
+    type_in(other, right_answer("reciprocal-rms"))
+    part(box, "Button", "Save my answers").click()
+    assert opens(box) and opens(other)
+    part(box, "Button", "Clear my answers").click()
+    assert any(read_typed(COURSE, tmp_path / "answers.toml").last.values())  # asked, not yet done
+    assert "Your first predictions stay recorded as they were." in said(box)
+    part(box, "Button", "No, keep them").click()
+    assert kept.kept and opens(box)
+    part(box, "Button", "Clear my answers").click()
+    part(box, "Button", "Yes, forget them").click()
+    assert f"0 of {len(COURSE.exercises)} checked" in said(box)
+    assert "Cleared: no answer is kept now" in said(box)
+    assert not opens(box) and not opens(other)  # what follows each box waits again
+    assert part(box, "Text").value == "" and "Correct" not in said(other)
+    saved = read_typed(COURSE, tmp_path / "answers.toml")
+    assert not any(saved.last.values())
+    assert saved.first == {"mean-square": "25", "reciprocal-rms": right_answer("reciprocal-rms")}
+    type_in(box, "12.5")  # answered again: the first try is still the one before the clearing
+    assert kept.kept["mean-square"].first == "25" and "Your first try, kept for the grader: ✗ Not yet" in said(box)
+
+
+def test_clear_my_answers_leaves_a_file_the_boxes_did_not_write_as_it_is(tmp_path):
+    path = tmp_path / "answers.toml"
+    path.write_text("zero-row-zero-eps = B\n")
+    kept = KernelAnswers(COURSE)
+    kept.record("mean-square", "12.5", check("mean-square", "12.5"))
+    said = kept.clear(tmp_path)
+    assert said.startswith("Cleared in this kernel; ") and "was left as it is" in said
+    assert path.read_text() == "zero-row-zero-eps = B\n" and not kept.kept

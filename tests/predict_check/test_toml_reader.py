@@ -183,7 +183,7 @@ def test_lines_end_as_any_editor_ends_them_and_are_read_alike(tmp_path, ending):
 
 def test_a_file_read_statement_by_statement_gives_what_the_parser_gives_without_its_bad_lines():
     """Tables keep their headers: dotted ones, arrays of tables, quoted names, and those after a bad line."""
-    bad = "mean-square = 12,5\n"
+    bad = 'mean-square = "12.5\n'
     good = (
         'output = [1, 2]\n[[extra]]\nnormalized = [3, 4]\n[[extra]]\nnormalized = "5"\n'
         '[variants.mean-square]\n1 = "12.5"\n["first-tries"]\nmean-square = """\n[not-a-table]\n"""\n'
@@ -196,13 +196,46 @@ def test_a_file_read_statement_by_statement_gives_what_the_parser_gives_without_
 
 
 def test_a_bad_line_keeps_its_text_as_the_file_writes_it_for_a_person_to_regrade():
-    text = "mean-square = 12,5\nnormalized = [0.8,\n  1.1\n# a note\nzero-row-zero-eps = D\n"
+    text = "mean-square = \"12.5\nnormalized = [0.8,\n  1.1\n# a note\nzero-row-zero-eps = 'D\n"
     read = contents(text, Path("answers.toml"), wanted={"mean-square", "normalized", "zero-row-zero-eps"})
     assert [(b.key, b.text) for b in read.bad] == [
-        ("mean-square", "mean-square = 12,5"),
+        ("mean-square", 'mean-square = "12.5'),
         ("normalized", "normalized = [0.8,\n  1.1"),  # both of its lines, the note after them left out
-        ("zero-row-zero-eps", "zero-row-zero-eps = D"),
+        ("zero-row-zero-eps", "zero-row-zero-eps = 'D"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("eps-near-zero = B", "B"),
+        ("eps-near-zero = B  # my guess", "B"),
+        ("reciprocal-rms = 0,282843", "0,282843"),
+        ("zero-row-zero-eps = a row of NaNs.", "a row of NaNs."),
+        ("normalized = 0.848528, 1.131370", "0.848528, 1.131370"),
+        ('"eps-near-zero" = b)', "b)"),
+    ],
+)
+def test_an_answer_typed_without_its_quotes_reads_as_the_same_text_in_quotes(line, value):
+    """Quoting changes nothing: a bare letter, decimal comma or list without brackets is the text it would be."""
+    read = contents(f"mean-square = 12.5\n{line}\noutput-shape = [2, 5, 3]\n", Path("answers.toml"), wanted={"x"})
+    key = line.split("=")[0].strip().strip('"')
+    assert read.bad == () and read.data == {"mean-square": 12.5, key: value, "output-shape": [2, 5, 3]}
+
+
+@pytest.mark.parametrize(
+    ("line", "fix"),
+    [
+        ('eps-near-zero = "B', "close the quote"),
+        ("normalized = [0.848528, 1.131370", "close the list"),
+        ("output = [1,272792; 0,565685]", "write a point for decimals and a comma between numbers"),
+        ("eps-near-zero = B\u0007", "control character"),
+        ("eps-near-zero = {B}", "put the answer in straight quotes"),
+    ],
+)
+def test_an_answer_that_tomls_own_marks_begin_or_that_holds_a_control_is_still_a_bad_line(line, fix):
+    read = contents(f"{line}\n", Path("answers.toml"))
+    assert read.data == {} and len(read.bad) == 1 and fix in read.bad[0].fix
 
 
 def test_a_key_then_a_table_of_its_name_is_given_twice_and_read_neither_time():

@@ -177,7 +177,7 @@ def test_an_answer_agreeing_to_fewer_than_three_figures_or_a_misconception_is_no
 
 @pytest.mark.parametrize(
     ("exercise_id", "answer"),
-    [("reciprocal-rms", "0.283"), ("normalized", "[0.849, 1.13]"), ("anchor-mean", "0.894")],
+    [("reciprocal-rms", "0.283"), ("output", "[1.27, 0.566]"), ("anchor-mean", "0.894")],
 )
 def test_three_significant_figures_all_right_are_right_so_far(exercise_id, answer):
     assert check(exercise_id, answer).outcome is Outcome.CLOSE
@@ -348,12 +348,56 @@ def test_nothing_a_verdict_says_gives_away_a_later_box(exercise):
                 assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w]|\.\d)", said), (later, form)
 
 
-def test_an_answer_too_coarse_to_tell_from_a_slip_names_no_slip():
+def test_an_answer_too_coarse_to_tell_from_a_slip_says_both_and_is_not_right():
     """[0.4, -0.3] rounds from grad-x's answer and from the slip that treats the RMS as a constant alike."""
     exercise = COURSE.exercises["grad-x"]
     (slip_value, note), *_ = exercise.solve().slips
     assert [round(v, 1) for v in slip_value] == [round(v, 1) for v in exercise.solve().answer]  # both round alike
     coarse = check("grad-x", "[0.4, -0.3]")
-    assert coarse.outcome is Outcome.WRONG and note not in coarse.message and coarse.slips == ()
-    assert "could be the answer or a known slip" in coarse.message
+    assert coarse.outcome is Outcome.WRONG and coarse.slips == ()  # not counted as the slip: it may be right
+    assert "reads both as the answer and as a known slip" in coarse.message and note in coarse.message
     assert note in check("grad-x", str([round(v, 6) for v in slip_value])).message  # given in full, it is the slip
+
+
+@pytest.mark.parametrize("answer", ["[0.8485, 1.1314]", "[0.84853, 1.13137]", "[0.849, 1.13]", "[0.85, 1.13]"])
+def test_an_answer_that_reads_as_a_named_slip_at_its_decimals_is_never_right_so_far(answer):
+    """The slip "x-hat at eps = 0" and the answer agree to five decimals: an answer that gives fewer is either."""
+    solution = COURSE.exercises["normalized"].solve()
+    rounded = [round(v, 5) for v in solution.answer]
+    (note,) = [note for value, note in solution.slips if [round(v, 5) for v in value] == rounded]
+    verdict = check("normalized", answer)
+    assert verdict.outcome is Outcome.WRONG  # graded as a slip is: the policy gives "right so far" nothing of it
+    assert note in verdict.message and "give six decimals" in verdict.message
+    assert (verdict.mark, verdict.label) == ("±", "Too few digits")  # neutral: neither ✗ nor ≈
+    assert "Not yet" not in verdict.sentence and "wrong" not in verdict.sentence.lower()
+
+
+def test_an_answer_right_at_its_decimals_with_too_few_figures_is_told_so_not_where_it_is_off():
+    """output is [1.272792, 0.565685]: [1.27, 0.57] is right at two decimals, but 0.57 has two figures."""
+    answer = COURSE.exercises["output"].solve().answer
+    assert [round(v, 2) for v in answer] == [1.27, 0.57]
+    verdict = check("output", "[1.27, 0.57]")
+    assert verdict.outcome is Outcome.WRONG and verdict.mark == "±"
+    assert "too few digits" in verdict.message and "give six decimals" in verdict.message
+    assert "third decimal" not in verdict.message
+    assert "third decimal" in check("output", "[1.27, 0.565]").message  # a near miss still told where it is off
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [("normalized", "0.848528 1.131370"), ("normalized", "  0.848528   1.131370 "), ("output-shape", "2 5 3")],
+)
+def test_numbers_apart_by_spaces_read_as_a_list(exercise_id, answer):
+    assert check(exercise_id, answer).outcome is Outcome.CORRECT
+    assert check("mean-square", "12 5").outcome is Outcome.UNREADABLE  # a number asked: spaces make no list
+
+
+def test_a_slip_whose_note_two_values_share_is_named_once():
+    """output's gain-first slip has a value with eps and one without: an answer both round to hears it once."""
+    slips = COURSE.exercises["output"].solve().slips
+    notes = [note for _, note in slips]
+    shared = next(note for note in notes if notes.count(note) > 1)
+    values = [value for value, note in slips if note == shared]
+    assert {tuple(round(v, 2) for v in value) for value in values} == {(1.29, 0.57)}  # both round alike
+    verdict = check("output", "[1.29, 0.57]")
+    assert verdict.message == shared and verdict.slips == (shared,)

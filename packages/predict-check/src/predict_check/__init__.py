@@ -8,7 +8,7 @@ computed it (``key``), reads and grades answers files (``sheet_reader``), writes
 one, the reference answers and what the boxes save (``sheet_writer``), grades a file under
 pytest (``pytest_plugin``), and draws each exercise as a box, a widget in Jupyter and a
 kernel-free form in a built page (``box``), whose scripts a Jupyter Book serves (``sphinx``);
-in JupyterLab its extension (``lab/``) holds back what follows a box until it is answered.
+in JupyterLab its extension (``lab/``) holds back what follows a box until it is answered right or its answer shown.
 It writes what a box and a listing of the code need in their page's cells (``page_cells``,
 ``listings``), prints a course's blank answers file (``python -m predict_check template``) and
 grades one from any folder, with no grading folder beside the course (``grading``, ``grade``).

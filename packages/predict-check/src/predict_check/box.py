@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
@@ -40,12 +41,13 @@ from pathlib import Path
 from . import key, reading
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
-from .kinds import Choice, Place, judging
+from .kinds import NO_FIGURE, Choice, Place, judging
 from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS
 from .sheet_writer import (
     FILE_NAME,
     MOMENT,
     Predictions,
+    clear_typed,
     comments,
     grade_command,
     moment,
@@ -54,7 +56,7 @@ from .sheet_writer import (
     well_formed,
 )
 from .untrusted import visible
-from .verdicts import LOOKS, Outcome, Verdict, judge, page_words, reference
+from .verdicts import COARSE_LOOK, LOOKS, Outcome, Verdict, judge, page_words, reference
 
 PAGE_CONTRACT = "prediction"  # class of every box; data-exercise holds its exercise id
 STATIC: Traversable = files("predict_check") / "static"
@@ -106,9 +108,16 @@ LAB_OPEN = "predict-check-open"  # right once, or its answer shown: what follows
 LAB_HOLD = "predict-check-hold"
 LAB_FIGURE = "predict-check-figure"  # where a picture box's figure is drawn, its data on it
 LAB_WAITING = HOLD.format(what="the rest of this page")
-NO_FIGURE = "(No figure to place the marker on here: type the number instead.)"
 FIRST_TRY = "Your first try, kept for the grader: {head}"
 SAVE = "Save my answers"
+CLEAR = "Clear my answers"  # as the page's, after a confirmation; first predictions stay recorded
+CONFIRM = (
+    "Forget every answer you have given in this chapter, in this kernel and in {file} next to this notebook? "
+    "Your first predictions stay recorded as they were."
+)
+CONFIRMED, KEPT_THEM = "Yes, forget them", "No, keep them"
+CLEARED = "Cleared: no answer is kept now, in this kernel or in {path}. Your first predictions stay recorded."
+NOT_CLEARED = "Cleared in this kernel; {path} was left as it is: {why}."
 SAVED = "Saved {count} of {of} predictions to {path}."
 GRADE = " Grade it in a terminal with:  {command}"
 NOT_SAVED = (
@@ -147,8 +156,11 @@ def shared_data(course: Course) -> dict[str, object]:
             "variants_table": VARIANTS,
         },
         "looks": {
-            outcome.name.lower(): {"mark": mark, "word": word, "colour": colour}
-            for outcome, (mark, word, colour) in LOOKS.items()
+            name: {"mark": mark, "word": word, "colour": colour}
+            for name, (mark, word, colour) in [
+                *((o.name.lower(), look) for o, look in LOOKS.items()),
+                ("coarse", COARSE_LOOK),
+            ]
         },
     }
 
@@ -283,6 +295,8 @@ class KernelAnswers:
         self.shown: set[str] = set()
         self.shown_first: set[str] = set()  # answers shown before any prediction: recorded, as the page records them
         self.right_once: set[str] = set()  # as on the page, a box once right lets what follows it show
+        self.firsts: dict[str, tuple[str, Outcome]] = {}  # the first tries of answers cleared: they stay recorded
+        self.boxes: list[Callable[[], None]] = []  # what empties each box drawn, once the answers are cleared
         self._status = None  # the tally and the last save's outcome: one pair of widgets, shown under every box
         with contextlib.suppress(AnswersFileError, OSError):  # no file, or one the boxes did not write: none to count
             self.adopt(read_typed(course, self.folder / FILE_NAME))
@@ -312,6 +326,7 @@ class KernelAnswers:
             return
         earlier = self.kept.get(exercise_id)
         first, first_outcome = (earlier.first, earlier.first_outcome) if earlier else (typed, verdict.outcome)
+        first, first_outcome = self.firsts.get(exercise_id, (first, first_outcome))
         self.kept[exercise_id] = Kept(first, first_outcome, typed, verdict.outcome, at or moment())
         if verdict.outcome is Outcome.CORRECT:
             self.right_once.add(exercise_id)
@@ -333,11 +348,33 @@ class KernelAnswers:
 
     def typed(self) -> Predictions:
         return Predictions(
-            first={exercise_id: kept.first for exercise_id, kept in self.kept.items()},
+            first={
+                **{exercise_id: first for exercise_id, (first, _) in self.firsts.items()},
+                **{exercise_id: kept.first for exercise_id, kept in self.kept.items()},
+            },
             last={exercise_id: kept.last for exercise_id, kept in self.kept.items()},
             shown=frozenset(self.shown_first),
             typed_at={exercise_id: kept.at for exercise_id, kept in self.kept.items()},
         )
+
+    def clear(self, folder: Path | None = None) -> str:
+        """Forget every answer, here and in the file the boxes saved in ``folder`` (the kernel's), as the page's
+        "Clear my answers" does in its browser: first tries stay recorded, and each box drawn is emptied."""
+        self.firsts.update({exercise_id: (kept.first, kept.first_outcome) for exercise_id, kept in self.kept.items()})
+        typed = self.typed()
+        self.kept.clear()
+        self.shown.clear()
+        self.right_once.clear()
+        for empty in self.boxes:
+            empty()
+        path = (folder or self.working_folder()) / FILE_NAME
+        try:
+            if os.path.lexists(path):  # none saved yet: nothing there to forget
+                clear_typed(self.course, path, typed)
+        except (AnswersFileError, OSError) as error:
+            why = visible(str(error) if isinstance(error, AnswersFileError) else error.strerror or str(error))
+            return NOT_CLEARED.format(path=visible(str(path)), why=why)
+        return CLEARED.format(path=visible(str(path)))
 
     def working_folder(self) -> Path:
         """The kernel's folder now; where it was deleted (or moved), the folder it was last."""
@@ -411,6 +448,37 @@ def _paragraph(text: str) -> str:
     return str(_html().paragraph(text)) if text else ""
 
 
+def _clearing(kept: KernelAnswers, said):
+    """The widget's "Clear my answers" and the confirmation it asks first, as the page's asks; what was done is
+    ``said``, where a save is."""
+    import ipywidgets as w
+
+    clear = w.Button(description=CLEAR, layout=w.Layout(width="fit-content"))
+    forget = w.Button(description=CONFIRMED, button_style="danger", layout=w.Layout(width="fit-content"))
+    keep = w.Button(description=KEPT_THEM, layout=w.Layout(width="fit-content"))
+    question = w.HTML(_paragraph(CONFIRM.format(file=FILE_NAME)))
+    asked = w.VBox([question, w.HBox([forget, keep])], layout=w.Layout(display="none"))
+
+    def shown(show: bool) -> None:
+        asked.layout.display = "flex" if show else "none"
+
+    def cleared(_=None) -> None:
+        shown(False)
+        said.value = _paragraph(kept.clear())
+
+    clear.on_click(lambda _: shown(asked.layout.display == "none"))
+    forget.on_click(cleared)
+    keep.on_click(lambda _: shown(False))
+    return clear, asked
+
+
+def _emptied(box, typed, shown, refresh: Callable[[], None]) -> None:
+    """A box drawn before its answers were cleared, as it was before any answer: what follows it waits again."""
+    typed.value, shown.value = "", ""
+    box.remove_class(LAB_OPEN)
+    refresh()
+
+
 class Box:
     """One exercise's prediction box: a widget in Jupyter, a kernel-free form in the HTML book.
 
@@ -440,13 +508,14 @@ class Box:
         answer = w.HTML()
         save = w.Button(description=SAVE, tooltip=KEPT_NOTE, layout=w.Layout(width="fit-content"))
         count, saved = kept.status()
+        clear, asked = _clearing(kept, saved)
         figure = [w.HTML(self.figure_html())] if isinstance(self.exercise.kind, Place) else []
         waiting = [w.HTML(_paragraph(LAB_WAITING), layout=w.Layout(display="none"))] if self.gate else []
         for note in waiting:  # shown by the extension only while it holds cells back
             note.add_class(LAB_HOLD)
         box = w.VBox(
-            [question, *figure, w.HBox([typed, button]), shown, first, show, answer, *waiting, w.HBox([save, count]),
-             saved]
+            [question, *figure, w.HBox([typed, button]), shown, first, show, answer, *waiting,
+             w.HBox([save, clear, count]), asked, saved]
         )  # fmt: skip
         box.add_class(LAB_BOX)
 
@@ -485,6 +554,7 @@ class Box:
         on_enter(typed, judge)
         show.on_click(reveal)
         save.on_click(write)
+        kept.boxes.append(functools.partial(_emptied, box, typed, shown, refresh))
         return box
 
     def figure_html(self) -> str:

@@ -44,9 +44,12 @@ FOUND = {  # ... and what was found instead; the page fills in the same template
     "long": "an answer of {count} characters; the grader reads at most {longest} in one answer",
     "no option": "text that names no option",
     "comma": "a number with a decimal comma; write a point for decimals, as in 0.5",
+    "list comma": "numbers with decimal commas; write points for decimals, commas between numbers: [0.5, 1.25]",
+    "open": "a list that is not closed; add {close} at its end",
     "words": "a number followed by other words; write the number alone",
     "zero below": "a fraction with 0 below the line",
 }
+NO_FIGURE = "(No figure to place the marker on here: type the number instead.)"  # a picture box, away from a page
 MOST_ENTRIES = (reading.LONGEST + 1) // 2  # the most entries a typed answer can hold: a longer list is refused unread
 NEAR = 0.01  # a wrong number within this share of the reference is told where it is off, not given a hint
 SLACK = 1e-12  # relative room for the binary rounding of both numbers when half a unit decides
@@ -285,12 +288,13 @@ class Vector:
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        typed = reading.unbracketed(_typed(raw, expected))
+        typed = _unclosed(_typed(raw, expected), expected)
         if typed.entries is None:
             found = FOUND["number"] if reading.is_number(typed.text) else _found(typed, "a list of numbers")
             raise unreadable(expected, found)
         if len(typed.entries) != self.length:
-            raise unreadable(expected, _found(typed, ""))
+            commas = reading.decimal_commas(typed.text, self.length)
+            raise unreadable(expected, FOUND["list comma"] if commas else _found(typed, ""))
         for index, entry in enumerate(typed.entries):
             if not (isinstance(entry, str) and reading.is_number(entry)):
                 raise unreadable(expected, FOUND["entry"].format(index=index + 1, what="a number"))
@@ -349,7 +353,7 @@ class Shape:
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        typed = reading.unbracketed(_typed(raw, expected), by=True)
+        typed = _unclosed(_typed(raw, expected), expected, by=True)
         entries = typed.entries if typed.entries is not None else (typed.text,)
         sizes = []
         for index, entry in enumerate(entries):
@@ -402,6 +406,14 @@ def _typed(raw: object, expected: str) -> reading.Typed:
         return as_typed(raw)
     except AnswerKindError as odd:
         raise unreadable(expected, str(odd)) from None
+
+
+def _unclosed(typed: reading.Typed, expected: str, by: bool = False) -> reading.Typed:
+    """A list's answer without its brackets read as a list; one begun and never closed is refused with what to add."""
+    close = reading.opened(typed)
+    if close is not None:
+        raise unreadable(expected, FOUND["open"].format(close=close))
+    return reading.unbracketed(typed, by=by)
 
 
 def _axis_digits(entry: object) -> str | None:
@@ -466,10 +478,12 @@ class Choice:
 
     def read(self, raw: object) -> Reading:
         expected = self.describe()
-        if not isinstance(raw, str):
+        if not isinstance(raw, str):  # a number names the option whose words it is (255), as the same text would
             token = Odd(_named(raw)) if isinstance(raw, (list, tuple, np.ndarray)) else _token(raw)
             if isinstance(token, Odd):
                 raise unreadable(expected, token.found)
+            if token in self.words():
+                return Reading(self.words().index(token), self.letters[self.words().index(token)])
             hint = "a whole number; write the option's letter" if reading.is_whole(token) else "a number"
             raise unreadable(expected, hint)
         try:
@@ -561,6 +575,10 @@ class Place:
 
     def describe(self) -> str:
         return "a number, or place the marker on the figure"
+
+    def typed(self) -> str:
+        """What to type where there is no figure (an answers file): the number, as the axis measures it."""
+        return f"a number ({re.sub(r' *[(]log scale[)]', '', self.axis.label)})"
 
     def instruction(self) -> str:
         within = f"{self.tolerance:.0%} of the answer" if self.relative else f"{self.tolerance:g} degrees"

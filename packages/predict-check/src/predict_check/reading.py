@@ -29,9 +29,10 @@ applies them as they are, so the three cannot drift apart. In order:
    change (``kinds`` decides, by the kind of answer asked): a fraction ``1/4``; a
    number with the unit the question asks for, ``8 bytes``; a percentage, ``4%``
    (0.04); an angle in degrees, ``116.6°`` or ``116.6 degrees``; a vector or shape
-   without its brackets, ``0.8, 1.1``; a shape with times signs, ``2x5x3``; a choice
+   without its brackets, ``0.8, 1.1`` or ``0.8 1.1``; a shape with times signs, ``2x5x3``; a choice
    as ``Option D``, or as its letter and its words, ``A) a row of zeros`` or
-   ``A - a row of zeros``; and a decimal comma, ``0,28``, which is told to use a point.
+   ``A - a row of zeros``; and a decimal comma, ``0,28`` or ``[0,85, 1,13]``, which is told to use a
+   point. A list begun and never closed, ``[0.8, 1.1``, is told to add its ``]``.
 
 An answer longer than ``LONGEST`` characters is not read at all: the page refuses it
 in the box, and the grader with the same words. What a kind of answer (a number, a
@@ -55,10 +56,12 @@ LABELLED = r"(?:option +)?\(? *([a-z]) *[).:-] *([^ ].*)"
 # Forms a person writes that are not plain decimals, each read or answered with what to change:
 FRACTION = rf"({FINITE}) */ *({FINITE})"  # 1/4 is a quarter
 DECIMAL_COMMA = r"[+-]?[0-9]+,[0-9]+"  # 0,28: a decimal comma, told to write a point
+COMMA_APART = r" *; *|,? +"  # what stands between numbers written with decimal commas: [0,85; 1,13], [0,85, 1,13]
 WITH_WORDS = rf"({FINITE}) *([A-Za-z%\u00b0][A-Za-z%\u00b0 ]*)"
 PERCENT = rf"({FINITE}) *%"  # 4% is 0.04  # 8 bytes: a number and a unit, or other words
 BY = r"[0-9]+(?: *[xX\u00d7] *[0-9]+)+"  # 2x5x3: a shape written with times signs
 BY_SIGN = r" *[xX\u00d7] *"
+SPACED = rf"(?:{NUMBER})(?: +(?:{NUMBER}))+"  # 0.8 1.1: numbers apart by spaces, a list without its brackets
 # numpy's and PyTorch's print formats around a value: the value, then any keyword arguments, each up to a comma
 PRINTED = (
     r"(?:(?:np|numpy|torch)\.)?(?:array|tensor|Size|u?int(?:8|16|32|64)|float(?:16|32|64))"
@@ -117,9 +120,11 @@ def rules() -> dict[str, object]:
         "fraction": FRACTION,
         "percent": PERCENT,
         "decimal_comma": DECIMAL_COMMA,
+        "comma_apart": COMMA_APART,
         "with_words": WITH_WORDS,
         "by": BY,
         "by_sign": BY_SIGN,
+        "spaced": SPACED,
         "printed": PRINTED,
         "quotes": QUOTES,
     }
@@ -161,10 +166,11 @@ def typed(text: str) -> Typed:
 
 
 def unbracketed(answer: Typed, by: bool = False) -> Typed:
-    """A list written without its brackets, ``0.8, 1.1`` (or, for a shape, ``2x5x3``), as a list.
+    """A list written without its brackets, ``0.8, 1.1`` or ``0.8 1.1`` (or, for a shape, ``2x5x3``), as a list.
 
     Only a kind that asks for a list reads an answer this way: for a number, the
-    same commas are a decimal comma.
+    same commas are a decimal comma. Numbers apart by spaces alone are a list as
+    they are in brackets, the way numpy prints an array.
     """
     if answer.entries is not None:
         return answer
@@ -172,7 +178,24 @@ def unbracketed(answer: Typed, by: bool = False) -> Typed:
         return typed(f"[{answer.text}]")
     if by and re.fullmatch(BY, answer.text):
         return Typed(answer.text, tuple(re.split(BY_SIGN, answer.text)))
+    if re.fullmatch(SPACED, answer.text):
+        return typed(f"[{answer.text}]")
     return answer
+
+
+def opened(answer: Typed) -> str | None:
+    """The bracket a list that was begun but never closed needs, ``]`` for ``[0.8, 1.1``; None for any other answer."""
+    if answer.entries is None and answer.text[:1] in ("[", "("):
+        return "]" if answer.text[0] == "[" else ")"
+    return None
+
+
+def decimal_commas(text: str, count: int) -> bool:
+    """Whether ``text`` is ``count`` numbers written with decimal commas, ``[1,27, 0,57]``, which split at commas
+    make a list of another length."""
+    parts = re.split(COMMA_APART, text.strip("[]() "))
+    written = [re.fullmatch(DECIMAL_COMMA, part) is not None for part in parts]
+    return len(parts) == count and any(written) and all(w or is_number(p) for w, p in zip(written, parts, strict=True))
 
 
 def too_long(text: str) -> bool:

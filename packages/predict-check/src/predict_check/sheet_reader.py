@@ -2,8 +2,9 @@
 
 The file is parsed as TOML (``toml_reader``: bounded in size and nesting), never
 executed and never written to. A file that is not quite TOML (a quote never closed,
-a letter without quotes) is read statement by statement: every line that can be read is
-graded, and every other is listed with what to change. Problems are reported with
+a letter without quotes) is read statement by statement: an answer typed without its
+quotes is the same text in quotes, every line that can be read is graded, and every
+other is listed with what to change. Problems are reported with
 the exercise id or the line they concern: a file that cannot be read at all, a line
 that cannot, a key that names no exercise, an answer of the wrong kind, a blank one.
 """
@@ -78,6 +79,7 @@ class AnswerSheet:
     bad: tuple[BadLine, ...] = ()
     notes: tuple[str, ...] = ()
     written: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
+    unquoted: tuple[int, ...] = ()  # lines whose answer was typed without its quotes, read as the quoted text
 
     @classmethod
     def read(cls, course: Course, path: str | Path) -> AnswerSheet:
@@ -87,7 +89,7 @@ class AnswerSheet:
             got = read_answers(path, course.exercises)
         except AnswersFileError as error:
             return cls(course, path, unreadable=str(error))
-        return cls(course, path, got.data, got.lines, None, got.bad, got.notes, got.written)
+        return cls(course, path, got.data, got.lines, None, got.bad, got.notes, got.written, got.unquoted)
 
     @property
     def name(self) -> str:
@@ -211,7 +213,15 @@ class AnswerSheet:
         if bad is not None and exercise_id not in self.answers:
             said = f"{bad.lines} could not be read: {bad.fix}."
             return Verdict(exercise.id, Outcome.UNREADABLE, said, title=exercise.title)
-        return judge(exercise, self.answers.get(exercise.id))
+        return judge(exercise, self.as_read(exercise_id))
+
+    def as_read(self, exercise_id: str) -> object:
+        """The answer as it is judged: the file's value, or, for a list TOML reads otherwise than it was meant
+        (``[1,27, 0,57]``, four whole numbers, written with decimal commas), the text as written, as in quotes."""
+        value, written = self.answers.get(exercise_id), self.typed(exercise_id)
+        if isinstance(value, list) and written is not None and re.search(r"[0-9],[0-9]", written):
+            return written
+        return value
 
     def explain(self, verdict: Verdict) -> str:
         """One paragraph for the grader's report: the id, the line, and the verdict's words."""

@@ -31,7 +31,7 @@ from . import cache
 from .errors import AnswersFileError
 from .exercises import Course, Exercise
 from .key import solution
-from .kinds import Choice, Outcome
+from .kinds import NO_FIGURE, Choice, Outcome, Place
 from .sheet_reader import FIRST_TRIES, ID, NAME, SHOWN_FIRST, TYPED_AT, VARIANTS, AnswerSheet
 from .untrusted import quoted
 
@@ -178,8 +178,9 @@ def read_typed(course: Course, path: str | Path) -> Predictions:
     ids = course.exercises.__contains__
     if sheet.unreadable is not None:
         raise AnswersFileError(sheet.unreadable)
-    if sheet.bad:
-        raise AnswersFileError(f"{sheet.name}: line {sheet.bad[0].line} is not a line the prediction boxes write")
+    if sheet.bad or sheet.unquoted:  # an answer without its quotes was typed by hand
+        line = sheet.bad[0].line if sheet.bad else sheet.unquoted[0]
+        raise AnswersFileError(f"{sheet.name}: line {line} is not a line the prediction boxes write")
     first, last, shown, variants, who, typed_at = {}, {}, set(), {}, {}, {}
     for key, value in sheet.answers.items():
         if key in course.exercises and isinstance(value, str):
@@ -235,6 +236,23 @@ def save_typed(course: Course, path: str | Path, typed: Predictions) -> Predicti
             raise
         raise OSError(error.errno, error.strerror, str(path)) from None
     return kept
+
+
+def clear_typed(course: Course, path: str | Path, typed: Predictions) -> Predictions:
+    """Forget every answer in the file the boxes saved at ``path``, as the page's "Clear my answers" forgets those
+    in its browser: the first tries (``typed``'s and the file's, the file's first) and who it is from stay, answers,
+    their moments and practice go. A file the boxes did not write is left as it is (``AnswersFileError``)."""
+    path = Path(path)
+    with cache.one_at_a_time(path.parent):
+        earlier = read_typed(course, path) if os.path.lexists(path) else Predictions()
+        cleared = Predictions(
+            first={**typed.first, **earlier.first},
+            shown=typed.shown | earlier.shown,
+            name=earlier.name or typed.name,
+            id=earlier.id or typed.id,
+        )
+        _replace(path, typed_answers_file(course, cleared, path.name))
+    return cleared
 
 
 def _replace(path: Path, text: str) -> None:
@@ -299,10 +317,15 @@ def _comment(text: str, indent: str = "") -> str:
 
 
 def _entry(number: int, exercise: Exercise, solutions: bool) -> str:
+    """One exercise as the file asks it: what to type, the question, the options or, for a picture box, that the
+    number is typed here."""
     kind = exercise.kind
-    lines = [_comment(f"{number}. {exercise.id}: {kind.describe()}"), _comment(exercise.prompt)]
+    what = kind.typed() if isinstance(kind, Place) else kind.describe()
+    lines = [_comment(f"{number}. {exercise.id}: {what}"), _comment(exercise.prompt)]
     if isinstance(kind, Choice):
         lines += [_comment(option, "  ") for option in kind.listed()]
+    if isinstance(kind, Place):
+        lines.append(_comment(NO_FIGURE))
     value = kind.toml(solution(exercise).answer) if solutions else BLANK
     lines.append(f"{exercise.id} = {value}")
     return "\n".join(lines)

@@ -5,7 +5,8 @@ First the text is bounded: at most ``MAX_BYTES``; brackets nested at most ``MAX_
 most ``MAX_DEPTH`` parts (the parser recurses once per bracket, and spends time that grows with the square of a
 dotted key's parts), measured by one scan that knows TOML's strings and comments. A file that is not quite TOML is
 read statement by statement, each parsed on its own at most twice (as typed, then with its quotes straightened):
-every statement that can be read is kept, every other listed with what to change. Every refusal is an
+every statement that can be read is kept, a one-line answer typed without its quotes (``letter = B``) is read as
+the same text in quotes, and every other statement is listed with what to change. Every refusal is an
 ``AnswersFileError`` that says what was wrong and what was expected.
 """
 
@@ -190,6 +191,7 @@ class Contents:
     written: dict[tuple[str | None, str], str]  # (table, key) -> the value as the file writes it
     bad: tuple[BadLine, ...] = ()
     notes: tuple[str, ...] = ()
+    unquoted: tuple[int, ...] = ()  # the lines (from 1) whose answer was read as text typed without its quotes
 
 
 def read_answers(path: Path, wanted: Container[str] = ()) -> Contents:
@@ -223,7 +225,8 @@ def contents(text: str, path: Path, notes: tuple[str, ...] = (), wanted: Contain
         except _PARSE_ERRORS:
             continue
         return Contents(data, read.lines, read.written, (), notes + (QUOTES_NOTE,) * (attempt != text))
-    return Contents(read.data, read.lines, read.written, tuple(read.bad), notes + (QUOTES_NOTE,) * read.straightened)
+    straightened = notes + (QUOTES_NOTE,) * read.straightened
+    return Contents(read.data, read.lines, read.written, tuple(read.bad), straightened, tuple(read.unquoted))
 
 
 @dataclass
@@ -240,6 +243,7 @@ class _Statements:
     written: dict[tuple[str | None, str], str] = field(default_factory=dict)
     bad: list[BadLine] = field(default_factory=list)
     straightened: bool = False
+    unquoted: list[int] = field(default_factory=list)  # the lines read as text typed without its quotes
     table: dict[str, object] | None = None  # where the statements now go (None: under a header that was refused)
     name: str | None = None  # that table's name, as messages and ``written`` give it
     place: tuple[str | int, ...] = ()  # that table's place in the data (an array's tables by number)
@@ -276,6 +280,8 @@ class _Statements:
         """Read the statement on lines ``first`` to ``end`` (from 0) into its table; the line after it."""
         text, number = "\n".join(lines[first:end]), first + 1
         parsed = self.parsed(text)
+        if parsed is None and (parsed := _bare(text)) is not None:
+            self.unquoted.append(number)
         if parsed is None:  # the lines up to one that begins a statement or a table go with it
             while end < len(lines) and not _starts(lines[end]):
                 end += 1
@@ -342,6 +348,20 @@ class _Statements:
         self.written.pop((table, key), None)
 
 
+def _bare(statement: str) -> dict[str, str] | None:
+    """A one-line answer typed without its quotes (``eps-near-zero = B``, ``reciprocal-rms = 0,28``) as the text it
+    would be in quotes, so that quoting changes nothing; None for a value TOML's own marks begin (a quote, a list, a
+    table), one that holds a control character, or a key that is not one name.
+    """
+    pair = _PAIR.fullmatch(statement.translate(STRAIGHT))
+    if pair is None or "\n" in statement:
+        return None
+    written, value = pair.group(1), pair.group(2).partition(" #")[0].strip()
+    if not value or value[0] in "\"'[{#" or not value.isprintable() or re.fullmatch(r"[+-]?[0-9]{4300,}", value):
+        return None  # (a whole number too long for the parser is told so)
+    return {written[1:-1] if written[0] in QUOTES else written: value}
+
+
 def _statement_end(lines: list[str], shape: Nesting, first: int) -> int:
     """The line after a statement that begins on ``first``: the first it ends on outside a string with its brackets
     closed, or, with a bracket left open, the last before a line that begins another; at most ``LONGEST_ANSWER_LINES``.
@@ -404,6 +424,9 @@ def _value_fix(key: str, value: str) -> tuple[str, str]:
         return "close the list: put ] at the end of the answer", f"{key} = {value}]"
     if re.fullmatch(DECIMAL_COMMA, value):  # 0,28, as the answers read it
         return "write a point for decimals, not a comma", f"{key} = {value.replace(',', '.')}"
+    if value[0] == "[" and re.search(r"[0-9],[0-9]", value):  # [0,85; 1,13]
+        pointed = re.sub(r"([0-9]),([0-9])", r"\1.\2", value).replace(";", ",")
+        return "write a point for decimals and a comma between numbers", f"{key} = {pointed}"
     if re.fullmatch(r"[A-Za-z][A-Za-z .)]*", value):
         return "put letters in straight quotes", _suggest(key, value)
     if re.fullmatch(r"[+-]?[0-9]{4300,}", value):

@@ -5,9 +5,11 @@ nowhere else: ``check()`` and the widget show them, the grader and the class's
 feedback pages print them, and the page's boxes receive them as data
 (``page_words``) and pick among them by the same rules. A verdict never speaks
 through colour alone: it leads with a mark and a word (✓ Correct, ≈ Right so far,
-✗ Not yet, ? Your turn, ✗ Cannot read this answer). A wrong answer gets its hint and
-the note of any known slip it matches, never the expected value; a right one gets
-the explanation.
+✗ Not yet, ? Your turn, ✗ Cannot read this answer, and ± Too few digits for an answer
+that agrees at the decimals it gives but is too coarse to judge: graded as not right,
+it asks for more decimals and names any known slip it also reads as). A wrong answer
+gets its hint and the note of any known slip it matches, never the expected value; a
+right one gets the explanation.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .kinds import FOUND, MESSAGE, NEAR, PLACES, Choice, Outcome, Reading, short
 from .slips import not_finite
 from .untrusted import quoted
 
-__all__ = ["LOOKS", "Outcome", "Verdict", "check", "checker", "judge", "page_words", "reference"]
+__all__ = ["COARSE_LOOK", "LOOKS", "Outcome", "Verdict", "check", "checker", "judge", "page_words", "reference"]
 
 # mark, word, accent colour (the mark and the word carry the meaning; the colour only repeats it)
 LOOKS = {
@@ -33,6 +35,9 @@ LOOKS = {
     Outcome.NOT_ANSWERED: ("?", "Your turn", "#57606a"),
     Outcome.UNREADABLE: ("✗", "Cannot read this answer", "#9a6700"),
 }
+# An answer that agrees with the reference at the decimals it gives but is too coarse to judge: neither right nor
+# wrong in what it says (it asks for more decimals), and it earns what a wrong answer earns.
+COARSE_LOOK = ("±", "Too few digits", "#57606a")
 # How every verdict reads, wherever it is shown: a head, the answer as read (when one was), then the words.
 HEAD = "{mark} {word}"
 SAID = ", you said {answer}"
@@ -40,8 +45,12 @@ SENTENCE = "{head}: {message}"
 # A wrong number close to the reference is told where it is off, never handed a slip it did not make.
 NEAR_MISS = f"Not quite: within {NEAR:.0%} of the answer, but off in the {{place}}."
 CLOSE = "Every number you gave agrees to the decimals you wrote: now {give}"
-# Too few figures to tell the answer from a known slip, both of which round to it: no slip is named.
-COARSE = "At the decimals you wrote this could be the answer or a known slip; {give}"
+# Too few figures to tell the answer from a known slip, both of which round to it: both are said, the slip by its note.
+COARSE = (
+    "At the decimals you wrote, this reads both as the answer and as a known slip: {slips} To tell them apart, {give}"
+)
+# A near miss whose every number agrees with the answer at the decimals it gives, but with too few figures.
+FEW = "Every number you gave agrees with the answer at the decimals you wrote, but with too few digits to judge: {give}"
 # What the fold under a verdict is called: the reasoning under a right answer, the hint under a named slip.
 FOLDS = {Outcome.CORRECT: "Why", Outcome.WRONG: "Hint"}
 
@@ -64,6 +73,12 @@ class Verdict:
     slips: tuple[str, ...] = ()
     detail: str = ""
     title: str = ""
+    coarse: bool = False  # agrees at the decimals given, too coarse to judge: shown with ``COARSE_LOOK``
+
+    @property
+    def look(self) -> tuple[str, str, str]:
+        """The mark, the word and the accent colour this verdict is shown with."""
+        return COARSE_LOOK if self.coarse else LOOKS[self.outcome]
 
     @property
     def correct(self) -> bool:
@@ -71,11 +86,11 @@ class Verdict:
 
     @property
     def mark(self) -> str:
-        return LOOKS[self.outcome][0]
+        return self.look[0]
 
     @property
     def label(self) -> str:
-        return LOOKS[self.outcome][1]
+        return self.look[1]
 
     @property
     def head(self) -> str:
@@ -105,7 +120,7 @@ class Verdict:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        accent = LOOKS[self.outcome][2]
+        accent = self.look[2]
         options = "".join(f"<li>{html.escape(option)}</li>" for option in self.options)
         listed = f'<ul style="margin: 0.3em 0 0 0; list-style: none; padding-left: 0.5em;">{options}</ul>'
         return (
@@ -133,8 +148,13 @@ def _give(exercise: Exercise) -> str:
     return give[0].lower() + give[1:]
 
 
-def _coarse(exercise: Exercise) -> str:
-    return COARSE.format(give=_give(exercise))
+def _coarse(exercise: Exercise, slips: str = "{slips}") -> str:
+    """The words for an answer that reads as the answer and as the slips noted ``slips`` (the page fills them in)."""
+    return COARSE.format(slips=slips, give=_give(exercise))
+
+
+def _few(exercise: Exercise) -> str:
+    return FEW.format(give=_give(exercise))
 
 
 def _close(exercise: Exercise) -> str:
@@ -166,6 +186,7 @@ def page_words(exercise: Exercise) -> dict[str, object]:
         "detail": solution.detail,
         "close": _close(exercise),
         "coarse": _coarse(exercise),
+        "few": _few(exercise),
         "wrong": _hint(exercise),
         "hint": exercise.hint,
         "near": NEAR_MISS,
@@ -201,18 +222,33 @@ def _judged(exercise: Exercise, raw: object) -> Verdict:
     if outcome is Outcome.CORRECT:
         return Verdict(exercise.id, outcome, solution.explanation, shown, detail=solution.detail)
     # a slip's own value, given in full, is that slip even where it rounds to the reference ("1" for 0.999999)
-    exact = tuple(note for value, note in solution.slips if kind.exactly(given, value))
-    if outcome is Outcome.CLOSE and not exact:
+    exact = _notes(solution.slips, lambda value: kind.exactly(given, value))
+    if exact:
+        return Verdict(exercise.id, Outcome.WRONG, " ".join(exact), shown, slips=exact, detail=exercise.hint)
+    slips = _notes(solution.slips, lambda value: kind.matches(given, value))
+    if slips and kind.matches(given, solution.answer):  # [0.8485, 1.1314]: the answer and a slip, at 4 decimals
+        return Verdict(exercise.id, Outcome.WRONG, _coarse(exercise, " ".join(slips)), shown, coarse=True)
+    if outcome is Outcome.CLOSE:
         return Verdict(exercise.id, outcome, _close(exercise), shown)
-    slips = exact or tuple(note for value, note in solution.slips if kind.matches(given, value))
-    if slips and not exact and kind.matches(given, solution.answer):  # [0.4, -0.3]: the answer and a slip, rounded
-        return Verdict(exercise.id, Outcome.WRONG, _coarse(exercise), shown)
     if slips:
         return Verdict(exercise.id, Outcome.WRONG, " ".join(slips), shown, slips=slips, detail=exercise.hint)
+    return _wrong(exercise, given, solution.answer, shown)
+
+
+def _notes(slips: Iterable[tuple[object, str]], matched: Callable[[object], bool]) -> tuple[str, ...]:
+    """The notes of the slips ``matched`` holds, each once (two values of one slip, with and without eps, share it)."""
+    return tuple(dict.fromkeys(note for value, note in slips if matched(value)))
+
+
+def _wrong(exercise: Exercise, given: Reading, expected: object, shown: str) -> Verdict:
+    """A wrong answer that is no known slip: inf or nan named, a near miss told where it is off, else the hint."""
+    kind = exercise.kind
     if exercise.nonfinite and not_finite(given):
         note = exercise.nonfinite
         return Verdict(exercise.id, Outcome.WRONG, note, shown, slips=(note,), detail=exercise.hint)
-    place = kind.off(given, solution.answer)
+    place = kind.off(given, expected)
+    if place is not None and kind.matches(given, expected):  # [1.27, 0.57]: right at two decimals, too few figures
+        return Verdict(exercise.id, Outcome.WRONG, _few(exercise), shown, coarse=True)
     if place is not None:
         return Verdict(exercise.id, Outcome.WRONG, NEAR_MISS.format(place=PLACES[place]), shown)
     return Verdict(exercise.id, Outcome.WRONG, _hint(exercise), shown)

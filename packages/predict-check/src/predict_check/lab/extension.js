@@ -24,7 +24,7 @@
   const WAITING = "predict-check-waiting"; // on the box cell that holds the cells after it back
   const STOPPED = "predict-check-stopped"; // ... and that the learner tried to go past
   const UNRUN = "Run this cell (Shift+Enter) to draw its prediction box: what follows waits until you answer " +
-    "it or show its answer.";
+    "it right or show its answer.";
 
   const STYLE =
     `.${HOLD} { display: none !important; }` +
@@ -121,7 +121,7 @@
 
   const plugin = {
     id: `${NAME}:wait`,
-    description: "What follows a prediction box waits until the box is answered or its answer shown.",
+    description: "What follows a prediction box waits until the box is answered right or its answer shown.",
     autoStart: true,
     activate(app) {
       const style = document.createElement("style");

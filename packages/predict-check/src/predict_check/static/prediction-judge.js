@@ -59,6 +59,7 @@
   const listFound = (entries) => entries.length === 1 ? new Found("list of one") : new Found("list", { count: entries.length });
   const FRACTION = whole(RULES.fraction), DECIMAL_COMMA = whole(RULES.decimal_comma), PERCENT = whole(RULES.percent);
   const WITH_WORDS = whole(RULES.with_words), BY = whole(RULES.by), BY_SIGN = new RegExp(RULES.by_sign);
+  const SPACED = whole(RULES.spaced);
 
   function size(entry) {  // kinds._size
     if (!WHOLE.test(entry)) return null;
@@ -70,8 +71,16 @@
     if (t.entries !== null) return t;
     if (t.text.includes(",")) return typed("[" + t.text + "]");
     if (by && BY.test(t.text)) return { text: t.text, entries: t.text.split(BY_SIGN) };
+    if (SPACED.test(t.text)) return typed("[" + t.text + "]");  // 0.8 1.1: numbers apart by spaces
     return t;
   }
+
+  const COMMA_APART = new RegExp(RULES.comma_apart);
+  function decimalCommas(text, count) {  // reading.decimal_commas: [1,27, 0,57], count numbers with decimal commas
+    const parts = text.replace(/^[\[\]() ]+|[\[\]() ]+$/g, "").split(COMMA_APART), written = parts.map((p) => DECIMAL_COMMA.test(p));
+    return parts.length === count && written.some(Boolean) && parts.every((p, i) => written[i] || NUMBER.test(p));
+  }
+  const opened = (t) => (t.entries === null && /^[[(]/.test(t.text) ? new Found("open", { close: t.text[0] === "[" ? "]" : ")" }) : null);
 
   function number(text, kind) {  // kinds._number: a decimal, a fraction, a number in the unit asked
     if (NUMBER.test(text)) return { value: [toNumber(text)], shown: text, decimals: [decimals(text)] };
@@ -96,14 +105,16 @@
       return t.entries === null ? number(t.text, kind) : listFound(t.entries);
     },
     vector(raw, kind) {
+      if (opened(raw)) return opened(raw);  // kinds._unclosed: a list begun and never closed
       const t = unbracketed(raw, false);
       if (t.entries === null) return NUMBER.test(t.text) ? new Found("number") : new Found("text", { what: "a list of numbers" });
-      if (t.entries.length !== kind.length) return listFound(t.entries);
+      if (t.entries.length !== kind.length) return decimalCommas(t.text, kind.length) ? new Found("list comma") : listFound(t.entries);
       const bad = t.entries.findIndex((e) => !NUMBER.test(e));
       if (bad >= 0) return new Found("entry", { index: bad + 1, what: "a number" });
       return { value: t.entries.map(toNumber), shown: "[" + t.entries.join(", ") + "]", decimals: t.entries.map(decimals) };
     },
     shape(raw) {
+      if (opened(raw)) return opened(raw);
       const t = unbracketed(raw, true);
       const entries = t.entries === null ? [t.text] : t.entries;
       const sizes = entries.map(size), bad = sizes.indexOf(null), what = "a whole number of 0 or more";
@@ -194,17 +205,19 @@
     if (given instanceof Found) return unreadable(fill(words.found[given.key], given.fill));
     const outcome = compare(data.kind, given, data.answer), answer = shortened(given.shown);
     if (outcome === "correct") return { outcome, message: words.correct, detail: words.detail, answer };
+    const noted = (slips) => [...new Set(slips.map((p) => p[1]))].join(" ");  // verdicts._notes: each note once
     const exactly = data.slips.filter((p) => matches(data.kind, given, p[0], true));
-    if (outcome === "close" && !exactly.length) return { outcome, message: words.close, answer };
-    const slips = exactly.length ? exactly : data.slips.filter((p) => matches(data.kind, given, p[0], false));
-    if (slips.length && !exactly.length && matches(data.kind, given, data.answer, false)) {
-      return { outcome: "wrong", message: words.coarse, answer };  // verdicts.judge: too few figures to tell
-    }
-    if (slips.length) return { outcome: "wrong", message: slips.map((p) => p[1]).join(" "), detail: words.hint, answer };
+    if (exactly.length) return { outcome: "wrong", message: noted(exactly), detail: words.hint, answer };
+    const slips = data.slips.filter((p) => matches(data.kind, given, p[0], false)), notes = noted(slips);
+    const agrees = matches(data.kind, given, data.answer, false);
+    if (slips.length && agrees) return { outcome: "wrong", look: "coarse", message: fill(words.coarse, { slips: notes }), answer };
+    if (outcome === "close") return { outcome, message: words.close, answer };
+    if (slips.length) return { outcome: "wrong", message: notes, detail: words.hint, answer };
     if (words.nonfinite && !exact(data.kind) && list(given.value).some((v) => !Number.isFinite(v))) {
       return { outcome: "wrong", message: words.nonfinite, detail: words.hint, answer };  // verdicts.judge: inf or nan
     }
     const place = off(data.kind, given, data.answer);
+    if (place !== null && agrees) return { outcome: "wrong", look: "coarse", message: words.few, answer };  // too few figures
     if (place !== null) return { outcome: "wrong", message: fill(words.near, { place: words.places[place] }), answer };
     return { outcome: "wrong", message: words.wrong, answer };
   }

@@ -2,7 +2,7 @@
 //
 // Each box is wired to the judge (prediction-judge.js) and the store (prediction-store.js):
 // a typed answer gets its verdict, the answer on request (until it is answered right), practice with "Try
-// another", and the page's tally and download. Until a box has a verdict, or the reader asks for its answer,
+// another", and the page's tally and download. Until a box is answered right, or the reader asks for its answer,
 // what follows it on the page is out of sight; without the scripts the whole page is there. Printed, the page is
 // a worksheet: its text and questions, and what follows each box (its code, its output, the text that says its
 // answer) in the answers at the end of the page.
@@ -127,7 +127,7 @@
     delete status.dataset.outcome;
     if (!verdict) return;
     data = data || JSON.parse(box.querySelector("script.prediction-data").textContent);
-    const look = SHARED.looks[verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
+    const look = SHARED.looks[verdict.look || verdict.outcome], words = data.words;  // feedback.HEAD, SAID and SENTENCE
     const said = verdict.answer === undefined ? "" : fill(words.said, { answer: verdict.answer });
     const head = fill(words.head, { mark: look.mark, word: look.word }) + said;
     const strong = document.createElement("strong");
