@@ -284,8 +284,8 @@ def _eps_threshold() -> Solution:
     smallest = float(np.min(m.input_rms)) ** 2
     return Solution(
         answer,
-        f"At eps = {float(answer):g} the top token after {changed} changes{unchanged}: the smallest mean square a "
-        f"norm reads is {smallest:.2g}, the embedding's rows.",
+        f"At eps = {float(answer):g} the top token after {changed} changes{unchanged}: the smallest mean square "
+        f"a norm reads is {smallest:.2g}.",
         detail="Block 1's two norms read the smallest rows, the embedding and the stream after block 1's attention; "
         f"every later norm reads rows at least {_later_over_block_1(m):.0f} times larger in mean square.",
     )
