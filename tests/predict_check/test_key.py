@@ -189,3 +189,12 @@ def test_a_changed_question_with_a_warm_key_is_answered_anew(tmp_path):
     assert count == 1
     registry.write_text(asked, encoding="utf-8")
     assert verdicts(str((3.0**2 + 5.0**2) / 2), str(MEAN_SQUARE)) == ["CORRECT", "WRONG"]
+
+
+def test_a_grade_of_record_leaves_the_process_reading_the_kept_key_again(cached):
+    """Only inside a grade of record is every answer computed: a class graded in this process changes no page's key."""
+    with key.key_of_record(COURSE) as answers:
+        assert key.solution(COURSE.exercises["mean-square"]).answer == MEAN_SQUARE  # computed, and compared
+        assert answers.said().endswith("the kept key was not trusted, only compared")
+    KEY.solved.clear()  # what this process remembers forgotten: the kept key is read, not solved again
+    assert key.solution(dataclasses.replace(COURSE.exercises["mean-square"], solver=never)).answer == MEAN_SQUARE

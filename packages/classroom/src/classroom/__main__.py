@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -96,7 +97,12 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
     if not sources:
         print("name a folder of answer files, or the files: grade submissions/ --out grades", file=sys.stderr)
         return 1
-    answers = key_of_record(course)  # a grade of record trusts no kept file: each answer is computed in this run
+    with key_of_record(course) as answers:  # a grade of record trusts no kept file: each answer is computed here
+        return _graded_class(course, sources, args, answers.said)
+
+
+def _graded_class(course: Course, sources: list[str], args: argparse.Namespace, said: Callable[[], str]) -> int:
+    """The class graded against the key of record; ``said`` tells, once graded, how its answers were got."""
     try:
         run = _graded(course, sources, args)
     except (GradingError, OSError, UnicodeDecodeError) as error:
@@ -117,7 +123,7 @@ def grade_class(course: Course, sources: list[str], args: argparse.Namespace) ->
     if args.out is None:
         sys.stdout.write("".join(f"score: {_scored(file)}  {visible(file.label)}\n" for file in run.graded))
     sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out))
-    print(answers.said())
+    print(said())
     if _lateness_unknown(run, args):
         print(f"late: unknown: {args.pattern}'s file names carry no late mark; give one in the policy (--policy): "
               '[late] deadline = 2025-03-14T23:59:00+01:00, or roster = "late.csv"')  # fmt: skip

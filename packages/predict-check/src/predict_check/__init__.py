@@ -25,8 +25,8 @@ of any course (the class grader) uses.
   ``AnswerSheet`` (one answers file, read and graded), ``judge(exercise, answer)`` (a
   ``Verdict``, whose ``Outcome`` says right, right so far, wrong, not answered or unreadable),
   ``score(verdicts)`` (how many are right), ``solution(exercise)`` (the reference ``Solution``,
-  from the answer key), ``key_of_record(course)`` (the key computed in this run, for a grade of
-  record), ``carried_from`` (the earlier wrong answer a wrong answer follows from),
+  from the answer key), ``key_of_record(course)`` (a context in which every answer is computed, for a grade
+  of record), ``carried_from`` (the earlier wrong answer a wrong answer follows from),
   ``FirstTry`` (a first prediction as a file records it) and ``SELF_RECORDED`` (what every output
   says of first tries), ``answers_file(course, solutions)`` (the blank file, or the reference
   answers), and ``GradingError`` (what cannot be graded, and why).

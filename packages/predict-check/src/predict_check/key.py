@@ -19,10 +19,12 @@ Without the course's variable the folder is ``$XDG_CACHE_HOME/<course>``, else
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -50,17 +52,22 @@ def key_of(course: Course) -> AnswerKey:
     return AnswerKey(course)
 
 
-def key_of_record(course: Course) -> AnswerKey:
-    """The course's key, from now on in this process computed here: a grade of record trusts no file.
+@contextlib.contextmanager
+def key_of_record(course: Course) -> Iterator[AnswerKey]:
+    """The course's key while a grade of record is made: a grade of record trusts no file.
 
-    Each answer is computed when it is first needed, from the course's code, and compared with
-    the kept key's (which anyone who can write the cache folder and read this user's secret could
-    have written); the kept key is then written anew. ``said`` gives the words for the summary.
+    Inside, each answer is computed when it is first needed, from the course's code, and compared
+    with the kept key's (which anyone who can write the cache folder and read this user's secret
+    could have written); the kept key is then written anew. ``said`` gives the words for the
+    summary. Afterwards the process reads the kept key again, which now holds what was computed.
     """
     answers = key_of(course)
-    answers.of_record = True
+    answers.of_record, answers.differ = True, []
     answers.solved = {done: solved for done, solved in answers.solved.items() if done in answers.computed}
-    return answers
+    try:
+        yield answers
+    finally:
+        answers.of_record = False
 
 
 class AnswerKey:
