@@ -15,6 +15,7 @@ import pytest
 
 from classroom.__main__ import main
 from hostile import ALL_RIGHT, M, with_answer
+from predict_check import answers_file
 from rmsnorm_course.pages import COURSE
 
 pytestmark = pytest.mark.usefixtures("in_a_folder_of_its_own")
@@ -166,3 +167,26 @@ def test_two_files_changed_within_two_seconds_are_in_no_order_and_need_review(tm
     assert main(["grade", "class", "--pattern", "moodle", "--out", "out"]) == 0
     (row,) = gradebook()
     assert (row["needs review"], row["points"]) == ("", str(M - 1))
+
+
+def test_an_answer_too_coarse_to_tell_from_a_slip_scores_as_not_right_and_is_said_so(tmp_path, capsys):
+    """[0.849, 1.131] for x-hat reads as the answer and as x-hat at eps = 0: no half credit, and the outputs say why."""
+    write(tmp_path / "policy.toml", "[credit]\nright-so-far = 0.5\n")
+    write(tmp_path / "class" / "a.toml", with_answer("normalized", '"[0.849, 1.131]"', ALL_RIGHT))
+    assert main(["grade", "class", "--policy", "policy.toml", "--out", "out"]) == 0
+    said = capsys.readouterr().out
+    group = next(line for line in said.splitlines() if line.startswith("    [0.849, 1.131]"))
+    assert group.endswith(
+        "too few digits to judge: it reads as the answer at the decimals given, and scores as not right"
+    )
+    assert gradebook()[0]["points"] == str(M - 1)
+    long = {row["exercise"]: row for row in gradebook(name="grades-long.csv")}
+    assert long["normalized"]["note"].startswith("too few digits to judge")
+
+
+def test_a_class_whose_every_row_is_held_has_no_mean_yet(tmp_path, capsys):
+    for name in ("a.toml", "b.toml"):
+        write(tmp_path / "class" / name, answers_file(COURSE))  # the blank template, handed in: held for review
+    assert main(["grade", "class"]) == 0
+    head = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("graded "))
+    assert head.startswith("graded 2 students (2 files): no mean yet, every one held for review")

@@ -503,7 +503,11 @@ def _group_key(file: GradedFile, position: int, kind) -> tuple:
     if decimals is not None:
         values = value if isinstance(value, tuple) else (value,)
         value = tuple(round(v, decimals) if v == v else "nan" for v in values)
-    return (verdict.outcome.name, value)
+    return ("COARSE" if verdict.coarse else verdict.outcome.name, value)
+
+
+# An answer too coarse to tell the reference from a known slip, or to judge at all: scored as a wrong answer is.
+TOO_COARSE = "too few digits to judge: it reads as the answer at the decimals given, and scores as not right"
 
 
 def _note(key: tuple, files: list[GradedFile]) -> str | None:
@@ -518,6 +522,8 @@ def _note(key: tuple, files: list[GradedFile]) -> str | None:
         return f"follows from {earlier}"
     if key[0] == "CLOSE":
         return "right so far: fewer decimals than asked"
+    if key[0] == "COARSE":
+        return TOO_COARSE
     return None
 
 
@@ -641,6 +647,7 @@ def long_csv_text(graded: Sequence[GradedFile]) -> str:
             first_typed = file.sheet.typed(verdict.exercise_id, "first-tries") if first and first.verdict else None
             carried = file.carried[position]
             note = " ".join(verdict.slips) or (f"follows from {file.named(carried)}" if carried else "")
+            note = note or (TOO_COARSE if verdict.coarse else "")
             if verdict.exercise_id in file.regraded:
                 note = f"set by the teacher: {visible(file.regraded[verdict.exercise_id])}"
             writer.writerow(

@@ -109,10 +109,11 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     right = sum(file.score for file in settled) / len(settled) if settled else 0.0
     share = 100 * mean / maximum if maximum else 0.0
     held_count = len(graded) - len(settled)
+    means = (f"mean {number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of "
+             f"{assigned} exercises right" if settled else "no mean yet, every one held for review" if graded
+             else "no mean")  # fmt: skip
     lines = [
-        f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): mean "
-        f"{number(mean, 1)} of {number(maximum)} points ({number(share, 1)}%), {number(right, 1)} of {assigned} "
-        "exercises right"
+        f"graded {len(graded)} student{'s' * (len(graded) != 1)} ({files} file{'s' * (files != 1)}): {means}"
         + (f"; {held_count} held for review, in no mean nor exercise's count" if held_count else "")
         + (f"; {not_graded} not graded (no answers file), in no mean" if not_graded else ""),
         *review.summary(items),
