@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from predict_check import solution
 from rmsnorm_course import check
+from rmsnorm_course.pages import COURSE
 
 X, G, TINY, EPS = np.array([3.0, 4.0]), np.array([1.5, 0.5]), np.array([0.0003, 0.0004]), 1e-5
 
@@ -58,3 +60,10 @@ def test_the_tenfold_question_stands_alone():
     page = (Path(__file__).resolve().parents[2] / "book" / "predict.md").read_text(encoding="utf-8")
     assert "adapted from" not in page
     assert page.rindex("## What to remember") > page.rindex('Prediction("')
+
+
+def test_the_output_typed_as_x_hat_is_told_the_gain_is_missing_not_that_it_is_x_hat():
+    """Said to a student whose x-hat was wrong, "that is x-hat" would confirm the answer they have not got."""
+    x_hat = "[" + ", ".join(f"{v:.6f}" for v in solution(COURSE.exercises["normalized"]).answer) + "]"
+    said = check("output", x_hat).message
+    assert "gain" in said and "x-hat" not in said

@@ -174,7 +174,7 @@ def _output(x, eps, g) -> Solution:
         tuple(forward.output.tolist()),
         f"y = {given(g)} * {fmt(forward.normalized)} = {fmt(forward.output)}, coordinate by coordinate.",
         slips=(
-            (tuple(forward.normalized.tolist()), "That is x-hat before the gain; the output applies g."),
+            (tuple(forward.normalized.tolist()), "That leaves out the gain: the output multiplies by g."),
             *(
                 (vector(stages_of(np.multiply(g, x), eps=at).normalized), GAIN_FIRST)
                 for at in (eps, example.IDEAL_EPS)  # with the question's eps, or with none
