@@ -105,6 +105,16 @@ def test_canvas_s_export_is_filled_for_each_graded_student_and_left_as_it_was_fo
     assert rows["69437"]["problems"] == ""  # the file's own "Tom Becker": the same name
 
 
+def test_a_student_in_the_export_who_handed_in_nothing_is_named_in_the_summary(tmp_path, capsys):
+    canvas_class(tmp_path / "class")  # Becker and Okafor hand in files; Lee, in the export, nothing at all
+    export = write_csv(tmp_path / "export.csv", canvas_export())
+    assert main(["grade", "class", "--pattern", "canvas", "--lms-gradebook", str(export),
+                 "--column", "RMSNorm predictions"]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "1 student in the LMS's export handed in nothing: no row, no page, their cell left as the export had it: " \
+        "Lee, Ana\n" in said  # fmt: skip
+
+
 def test_the_lms_s_name_is_used_and_a_file_that_names_its_student_otherwise_is_said_not_held(tmp_path):
     canvas_class(tmp_path / "class")
     own = 'name = "Tommy B."\n' + ALL_RIGHT

@@ -122,7 +122,9 @@ def _graded_class(course: Course, sources: list[str], args: argparse.Namespace, 
         return 1
     if args.out is None:
         sys.stdout.write("".join(f"score: {_scored(file)}  {visible(file.label)}\n" for file in run.graded))
-    sys.stdout.write(report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out))
+    sys.stdout.write(
+        report.summary(course, run.graded, run.tallies, args.names, run.items, run.held, run.left_out, run.absent)
+    )
     print(said())
     if _lateness_unknown(run, args):
         print(f"late: unknown: {args.pattern}'s file names carry no late mark; give one in the policy (--policy): "

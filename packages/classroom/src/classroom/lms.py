@@ -211,6 +211,17 @@ def filled(export: Export, graded: Sequence[GradedFile]) -> tuple[bytes, list[Gr
     return ((BOM if export.bom else "") + buffer.getvalue()).encode("utf-8"), missing
 
 
+def absent(export: Export, graded: Sequence[GradedFile]) -> list[str]:
+    """The export's students whom no row graded names: they handed in nothing, and their cell is left as it was."""
+    ids = {file.student.id for file in graded if file.student.id}
+    rows = (export.rows[n] for n in export.students)
+    return [
+        visible(export.name(row))
+        for row in rows
+        if not any(export.cell(row, column) in ids for column in ID_COLUMNS[export.lms] if export.cell(row, column))
+    ]
+
+
 def comment(file: GradedFile) -> str:
     """A short feedback comment, in the HTML Moodle's comments take: the score, lateness and what it cost, what to
     revisit, where the page is."""

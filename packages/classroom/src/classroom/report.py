@@ -79,6 +79,16 @@ class Run:
                 f"(in feedback/ for you, marked provisional): " + ", ".join(who(file) for file in left))  # fmt: skip
 
     @cached_property
+    def absent(self) -> str | None:
+        """The export's students who handed in nothing at all, in words: no row, no page, their cell left as it was."""
+        names = lms.absent(self.export, self.graded) if self.export is not None else []
+        if not names:
+            return None
+        count = len(names)
+        return (f"{count} student{'s' * (count != 1)} in the LMS's export handed in nothing: no row, no page, "
+                f"their cell left as the export had it: " + ", ".join(names))  # fmt: skip
+
+    @cached_property
     def items(self) -> list[review.Item]:
         return review.queue(self.graded, self.found, self.filled[1] if self.filled else ())
 
@@ -94,7 +104,7 @@ class Run:
 
 def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[ExerciseTally], names: bool = False,
             items: Sequence[review.Item] = (), held: Sequence[GradedFile] = (),
-            left_out: str | None = None) -> str:  # fmt: skip
+            left_out: str | None = None, absent: str | None = None) -> str:  # fmt: skip
     """The class at a glance: the means in points and in exercises, the review queue, who is held back, each exercise.
 
     Students are named only with ``names`` (a summary may be shown to a class), except in the review queue.
@@ -120,8 +130,7 @@ def summary(course: Course, graded: Sequence[GradedFile], tallies: Sequence[Exer
     ]
     if held:
         lines.append(held_back(held))
-    if left_out:
-        lines.append(left_out)
+    lines += [said for said in (left_out, absent) if said]
     unassigned = [
         exercise_id for exercise_id in course.exercises if exercise_id not in {t.exercise_id for t in tallies}
     ]
