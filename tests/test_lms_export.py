@@ -266,3 +266,27 @@ def test_canvas_is_said_to_deduct_for_lateness_again_where_the_policy_does(tmp_p
     args = ["--lms-gradebook", str(export), "--column", "RMSNorm predictions", "--policy", "policy.toml"]
     assert main(["grade", "class", "--pattern", "canvas", *args, "--out", "out"]) == 0
     assert "warning: Canvas may deduct for lateness again on import" in capsys.readouterr().err
+
+
+def test_a_row_s_points_set_by_hand_are_explained_in_moodle_s_comment_and_in_no_exercise_s_count(tmp_path, capsys):
+    """An integrity case's answers are not the student's own work: counted nowhere, and the comment gives the reason."""
+    moodle_class(tmp_path / "class")
+    worksheet = write_csv(tmp_path / "worksheet.csv", moodle_worksheet())
+    (tmp_path / "overrides.toml").write_text('["Ana P\u00e9rez"]\npoints = 0\nreason = "Case 14."\n', encoding="utf-8")
+    grade = [
+        "grade",
+        "class",
+        "--pattern",
+        "moodle",
+        "--lms-gradebook",
+        str(worksheet),
+        "--overrides",
+        "overrides.toml",
+    ]
+    assert main([*grade, "--out", "out"]) == 0
+    filled = read_csv(Path("out/moodle-grades.csv"))
+    comment = filled[1][MOODLE_HEADER.index("Feedback comments")]
+    assert comment.startswith(f"<p>You have 0 of {M} points (0%); {M} of {M} exercises right.</p>")
+    assert "<p>Your score was set by your teacher: Case 14.</p>" in comment
+    said = capsys.readouterr().out
+    assert "\nmean-square: 1/1 right" in said  # Cy Lee's alone: Ana's reference answers are in no count

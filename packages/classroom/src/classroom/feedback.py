@@ -132,7 +132,7 @@ def page(file: GradedFile) -> Page:
     not_right = [exercise for exercise in file.course if exercise.id not in file.right]
     sections = tuple(_section(file, position, not_right) for position in range(len(file.verdicts)))
     firsts = any(first is not None for first in file.first_tries)
-    notes = (*file.sheet.notes, *_shifted(file), *_whole(file))
+    notes = (*file.sheet.notes, *_shifted(file), *filter(None, [whole_said(file)]))
     return Page(*who, notes, None, sections, file.others, firsts, held)
 
 
@@ -162,8 +162,9 @@ def _shifted(file: GradedFile) -> tuple[str, ...]:
             f"({file.shifted[0]} = ...) on, for a line missing or doubled.{look}",)  # fmt: skip
 
 
-def _whole(file: GradedFile) -> tuple[str, ...]:
-    return (f"Your score was set by your teacher: {visible(file.whole[1])}",) if file.whole else ()
+def whole_said(file: GradedFile) -> str | None:
+    """A row whose points were set by hand, and why, said to the student (a page and Moodle's comment)."""
+    return f"Your score was set by your teacher: {visible(file.whole[1])}" if file.whole else None
 
 
 def _section(file: GradedFile, position: int, not_right: list) -> Section:

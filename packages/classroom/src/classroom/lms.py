@@ -36,7 +36,7 @@ from pathlib import Path
 
 from predict_check import GradingError, quoted, slug, visible
 
-from .feedback import late_said
+from .feedback import late_said, whole_said
 from .gradebook import REVISIT_FIRST, GradedFile, number
 from .students import counted, repeated
 
@@ -230,9 +230,8 @@ def comment(file: GradedFile) -> str:
     titles = [file.course.get(v.exercise_id).title for v in file.verdicts if v.outcome.name != "CORRECT"]
     titles = titles[:REVISIT_FIRST]
     revisit = f"<p>Revisit first: {html.escape('; '.join(titles))}.</p>" if titles else ""
-    late = late_said(file)
-    late = f"<p>{html.escape(late)}</p>" if late else ""
-    return f"<p>{html.escape(score)}</p>{late}{revisit}<p>Every exercise is on your feedback page, attached.</p>"
+    said = "".join(f"<p>{html.escape(words)}</p>" for words in (whole_said(file), late_said(file)) if words)
+    return f"<p>{html.escape(score)}</p>{said}{revisit}<p>Every exercise is on your feedback page, attached.</p>"
 
 
 def feedback_zip(lms: str, graded: Sequence[GradedFile], pages: Sequence[bytes]) -> tuple[bytes, int]:

@@ -95,8 +95,10 @@ class Run:
     @cached_property
     def tallies(self) -> list[ExerciseTally]:
         """Each exercise across the students graded: a row with no answers file, or held for review (the blank
-        template, a copy, the key), is in no count, line or bar of the figure, as it is in no mean."""
-        return tally(self.course, [file for file in self.graded if file.graded and not file.needs_review])
+        template, a copy, the key), is in no count, line or bar of the figure, as it is in no mean; nor is one whose
+        points were set by hand (an integrity case), whose answers are not the student's own work."""
+        return tally(self.course, [file for file in self.graded if file.graded and not file.needs_review
+                                   and not file.whole])  # fmt: skip
 
 
 # --- the summary ---------------------------------------------------------------------------------
