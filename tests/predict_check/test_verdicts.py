@@ -113,7 +113,7 @@ def test_a_known_slip_is_named():
     assert "sum of the squares" in check("mean-square", 25).message
     assert "RMS itself" in check("reciprocal-rms", 3.535535).message
     assert "RMS itself" in check("reciprocal-rms", "3.54").message  # a slip is named at the decimals given
-    assert "before the gain" in check("output", [0.848528, 1.131370]).message
+    assert "leaves out the gain" in check("output", [0.848528, 1.131370]).message
     assert "eps does not scale" in check("tiny-scaled", [0.094281, 0.125708]).message
     # 3 / sqrt(12.5) and 4 / sqrt(12.5) to six decimals: the eps-free x-hat
     assert "x-hat at eps = 0" in check("normalized", "[0.848528, 1.131371]").message
