@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from rmsnorm_course.pages import check
+from rmsnorm_course.pages import COURSE, check
 
 
 def named(exercise_id: str, typed: str, words: str) -> bool:
@@ -26,3 +27,11 @@ def test_the_qk_logit_bound_slips_are_named():
     assert check("qk-logit-bound", "8").correct  # |q| |k| / sqrt(d) = sqrt(64)
     assert named("qk-logit-bound", "64", "before the division")
     assert named("qk-logit-bound", "0.125", "unit vectors")  # 1 / sqrt(64): lengths taken as one
+
+
+def test_the_qk_bound_is_asked_from_rms_one_not_from_a_length_in_sight():
+    """The length sqrt(d) is the step the box asks for: neither the question nor the text above it may state it."""
+    page = (Path(__file__).resolve().parents[2] / "book" / "modern-gains.md").read_text(encoding="utf-8")
+    above = page[: page.index('Prediction("qk-logit-bound")')]
+    assert "length" not in COURSE.exercises["qk-logit-bound"].prompt
+    assert "has length" not in above[above.index("## QK-norm") :]

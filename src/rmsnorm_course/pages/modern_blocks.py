@@ -195,8 +195,8 @@ GROWTH = {  # the slope of log RMS against log depth each option names
     "sandwich-growth",
     "The stream under sandwich norms",
     f"In a sandwich block, h + norm(F(norm(h))), each branch's output is normalized to RMS one before it is "
-    f"added. Over {DEPTH} blocks whose branches amplify {BRANCH_GAIN:g}-fold, in independent "
-    "directions, how does the residual stream's RMS grow?",
+    f"added. Over {DEPTH} blocks whose branches amplify {BRANCH_GAIN:g}-fold, how does the "
+    "residual stream's RMS grow?",
     Choice.of(
         {
             GROWTH[0.0]: "That is post-norm, where the stream itself is normalized; here only the branch is.",

@@ -206,10 +206,10 @@ def _one_plus_gain(w, rate, steps) -> Solution:
 @COURSE.exercise(
     "qk-logit-bound",
     "How large a QK-normed logit can be",
-    "With RMSNorm on every query and key (gain one, eps = 0), each has length sqrt(d). For head width d = {width}, "
-    "what is the largest value the attention logit q . k / sqrt(d) can take?",
+    "With RMSNorm on every query and key (gain one, eps = 0) and head width d = {width}, what is the largest "
+    "value the attention logit q . k / sqrt(d) can take?",
     EXACT,
-    "q . k is at most |q| |k|, reached when the two point the same way.",
+    "A row of RMS one has squares summing to d; q . k is at most |q| |k|, reached when the two point the same way.",
     given={"width": HEAD_WIDTH},
     variants=({"width": 16}, {"width": 144}, {"width": 256}, {"width": 100}, {"width": 36}),  # sqrt(d) exact
 )

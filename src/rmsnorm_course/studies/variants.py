@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def rms(x, eps):
+def normalize(x, eps):
     """x / sqrt(mean(x**2) + eps) over the last axis."""
     return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
 
@@ -21,39 +21,40 @@ def rms(x, eps):
 def llama_rms_norm(x, weight, eps=1e-6):
     """LLaMA: normalize in float32, cast back to x's dtype, then
     multiply by the gain."""
-    return rms(x.astype(np.float32), eps).astype(x.dtype) * weight
+    return normalize(x.astype(np.float32), eps).astype(x.dtype) * weight
 
 
 def gemma_rms_norm(x, w, eps=1e-6):
     """Gemma: the gain is stored as 1 + w and applied in float32,
     before the one cast back."""
     gain = 1 + w.astype(np.float32)
-    return (rms(x.astype(np.float32), eps) * gain).astype(x.dtype)
+    return (normalize(x.astype(np.float32), eps) * gain).astype(x.dtype)
 
 
 def qk_norm_per_head(q, heads, weight, eps=1e-6):
     """Gemma 3, Qwen3: split the query into heads, then normalize each
     head over its own width."""
-    return rms(q.reshape(*q.shape[:-1], heads, -1), eps) * weight
+    return normalize(q.reshape(*q.shape[:-1], heads, -1), eps) * weight
 
 
 def qk_norm_across_heads(q, heads, weight, eps=1e-6):
     """OLMo 2: normalize the whole query projection, every head at once,
     then split it into heads."""
-    return (rms(q, eps) * weight).reshape(*q.shape[:-1], heads, -1)
+    normalized = normalize(q, eps) * weight
+    return normalized.reshape(*q.shape[:-1], heads, -1)
 
 
 def sandwich_block(h, branch, eps=1e-6):
     """Gemma 2: a norm before the branch and another on what it returns,
     before the residual addition."""
-    return h + rms(branch(rms(h, eps)), eps)
+    return h + normalize(branch(normalize(h, eps)), eps)
 
 
 def fused_add_rms_norm(h, f, weight, eps=1e-6):
     """One kernel: add the branch to the stream, keep the new stream,
     and normalize it."""
     h = h + f
-    return h, rms(h, eps) * weight
+    return h, normalize(h, eps) * weight
 
 
 def partial_rms_norm(x, weight, share, eps=1e-8):
