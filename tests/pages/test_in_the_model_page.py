@@ -18,3 +18,11 @@ def test_subtracting_the_decay_a_thousand_times_is_named():
 
 def test_the_post_norm_arrangement_is_told_what_it_hands_on():
     assert "RMS 1" in check("pre-norm-placement", "A").message
+
+
+def test_the_decay_reasoning_states_no_gain_shape_the_page_does_not_show():
+    """The page's parameters have gains eight wide; the reasoning once gave the worked example's (2,)."""
+    from predict_check import solution
+    from rmsnorm_course.pages import COURSE
+
+    assert "shape" not in solution(COURSE.exercises["no-decay-policy"]).detail
