@@ -214,9 +214,10 @@ def _sandwich_growth() -> Solution:
     sandwich = depth.stream_rms["sandwich"]
     return Solution(
         GROWTH[nearest],
-        f"As the square root: the stream's RMS goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after "
-        f"0, 4 and {DEPTH} blocks.",
-        detail=f"A log-log slope of {exponent:.2f}, near the square root's 0.5: each block adds a mean square of one.",
+        f"As the square root: each block adds a mean square of one, so after {DEPTH} blocks the RMS is near "
+        f"sqrt({DEPTH + 1}) = {np.sqrt(DEPTH + 1):.2f}.",
+        detail=f"The study's stream goes {sandwich[0]:.2f}, {sandwich[4]:.2f}, {sandwich[-1]:.2f} after 0, 4 and "
+        f"{DEPTH} blocks: a log-log slope of {exponent:.2f}, near the square root's 0.5.",
     )
 
 
