@@ -253,6 +253,47 @@ def test_the_first_cell_after_every_box_shows_the_answer_it_computes(pages, page
         assert shows(exercise.kind, exercise.solve().answer, outputs), (exercise_id, outputs[:300])
 
 
+def distinctive(answer_kind, answer) -> bool:
+    """An answer no other number on a page is likely to print: a list, or a number of three figures or more."""
+    from predict_check.kinds import Number, Place, Vector
+
+    if isinstance(answer_kind, Vector):
+        return True
+    if not isinstance(answer_kind, (Number, Place)) or float(answer).is_integer():
+        return False
+    return len(f"{abs(float(answer)):.6g}".replace(".", "").strip("0")) >= 3
+
+
+def printed_in_the_body(soup: BeautifulSoup) -> list[tuple[list[str], object]]:
+    """Each cell the printed page keeps in its text, after a box: what follows a box up to the next heading or box goes
+    to the answer key, and a folded output is not printed; with the boxes asked before it."""
+    main, asked, box, found = soup.find("main") or soup, [], None, []
+    for node in main.find_all(["h1", "h2", "h3", "h4", "div"]):
+        if node.name != "div":
+            box = None
+        elif "cell" in node.get("class", []):
+            held = node.select_one(".prediction[data-exercise]")
+            if held is not None:
+                box = held["data-exercise"]
+                asked.append(box)
+            elif (
+                box is None and asked and "tag_hide-output" not in node["class"] and node.select_one("div.cell_output")
+            ):
+                found.append((list(asked), node.select_one("div.cell_output")))
+    return found
+
+
+@pytest.mark.parametrize("page", CHAPTER)
+def test_printed_no_cell_outside_the_answer_key_shows_an_earlier_box_s_answer(pages, page):
+    """On paper the answers are at the end; a later section's output must not print one before them."""
+    for asked, output in printed_in_the_body(pages[page]):
+        for exercise_id in asked:
+            exercise = COURSE.exercises[exercise_id]
+            answer = exercise.solve().answer
+            if distinctive(exercise.kind, answer):
+                assert not shows(exercise.kind, answer, output.get_text(" ")), (exercise_id, output.get_text()[:200])
+
+
 PLUMBING = ("fastpath", "checks", "cost_timings", "perf_counter", "timeit", "validated", "rms_norm_blocked", "threads")
 
 

@@ -112,7 +112,7 @@ def _row_count() -> Solution:
     count = int(stages.mean_square.size)
     return Solution(
         float(count),
-        f"{count}: one for each of the {batch} x {positions} rows of width {width}.",
+        f"One for each of the {batch} x {positions} rows of width {width}.",
         slips=(
             (float(width), "That is one per feature; RMSNorm computes one per row, across its features."),
             (float(x.size), "That is one per number; a mean square averages a whole row."),
