@@ -19,7 +19,7 @@ from rmsnorm_course.views import figures
 WIDTHS = (390, 1280)
 SMALLEST_PX = 9  # the least text size a reader should have to read, in CSS pixels
 LONGEST_PX = 12_000  # at 1280 px
-FIGURE_TEXT_PX = figures.SMALLEST_TEXT * figures.matplotlib.rcParams["figure.dpi"] / 72  # at the figure's own size
+FIGURE_TEXT_PX = figures.SMALLEST_TEXT * figures.STYLE["figure.dpi"] / 72  # at the figure's own size
 
 MEASURE = """() => {
   const article = document.querySelector('.bd-article');
