@@ -827,7 +827,7 @@ def test_the_count_on_a_chapter_page_says_how_many_were_right_at_the_first_try(b
     answer(page, "reciprocal-rms")  # right at the first
     assert count.text_content() == counted(2, 2, 1)
     answer(page, "normalized", "[1, 1]", "wrong")  # the misconception the page warns against, not "so far"
-    answer(page, "normalized", "[0.8485, 1.1314]", "close")
+    answer(page, "normalized", "[0.8485, 1.1314]", "wrong")  # reads as the eps = 0 slip too: too few digits
     assert count.text_content() == counted(3, 2, 1)
     page.goto(f"{server}/book/formula.html", wait_until="networkidle")  # another page counts the same answers
     page.wait_for_function(READY)
@@ -845,8 +845,9 @@ def test_the_review_page_says_where_each_exercise_stands_without_opening_it(brow
     answer(page, "mean-square", "25", "wrong")
     answer(page, "mean-square")
     answer(page, "reciprocal-rms")
-    answer(page, "normalized", "[0.8485, 1.1314]", "close")
-    answer(page, "output", "[1, 1]", "wrong")
+    answer(page, "normalized", "[0.8485, 1.1314]", "wrong")  # too coarse to tell from the eps = 0 slip
+    answer(page, "grad-x", "[0.4073, -0.3055]", "close")
+    answer(page, "output", "[2, 2]", "wrong")
     page.locator(".prediction[data-exercise='output-shape'] details.prediction-answer summary").click()
     page.evaluate("() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = false; })")
     titles = dict(
@@ -857,10 +858,11 @@ def test_the_review_page_says_where_each_exercise_stands_without_opening_it(brow
     )
     assert titles["mean-square"] == "The mean square (\u2713 Correct, not right on the first try)"
     assert titles["reciprocal-rms"] == "The reciprocal RMS (\u2713 Correct, right on the first try)"
-    assert titles["normalized"] == "x-hat of the worked example (\u2248 Right so far, not right on the first try)"
+    assert titles["normalized"] == "x-hat of the worked example (\u00b1 Too few digits, not right on the first try)"
+    assert titles["grad-x"] == "The input's gradient (\u2248 Right so far, not right on the first try)"
     assert titles["output"] == "The output, after the gain (\u2717 Not yet, not right on the first try)"
     assert titles["output-shape"] == "The output's shape (not tried, answer shown before a first try)"
-    assert titles["grad-x"] == "The input's gradient (not tried)"
+    assert titles["grad-gain"] == "The gain's gradient (not tried)"
     assert all(not fold.evaluate("d => d.open") for fold in folds.all())  # said in the titles, every fold shut
     assert errors == []
     context.close()

@@ -11,7 +11,8 @@
   const { length } = window.predictCheckReading;
   const chapter = SHARED.chapter;  // every exercise id, in the grader's order
 
-  // answers[id] is { first, last, outcome, right, at }: at, when the last was typed (Date.toISOString);
+  // answers[id] is { first, last, outcome, right, at, look }: at, when the last was typed (Date.toISOString); look,
+  // "coarse" where a wrong answer was too coarse to judge (shown as too few digits, counted as wrong);
   // firsts[id] is the first prediction ({ text, shown, outcome }: shown when "Show the answer" came before it,
   // outcome its verdict, as answers[id].outcome is the last's);
   // "Clear my answers" forgets the answers, never the firsts: a cleared box gets no fresh first try.

@@ -39,7 +39,7 @@
     const words = SHARED.standing;
     document.querySelectorAll("details.prediction-review").forEach(function (fold) {
       const id = fold.querySelector(".prediction[data-exercise]").dataset.exercise;
-      const answer = state.answers[id], first = state.firsts[id], look = answer && SHARED.looks[answer.outcome];
+      const answer = state.answers[id], first = state.firsts[id], look = answer && SHARED.looks[shownAs(answer)];
       const parts = [answer ? fill(words.tried, { mark: look.mark, word: look.word }) : words.untried];
       if (first && first.shown) parts.push(words["shown first"]);
       else if (answer) parts.push(firstRight(first) ? words["first right"] : words["first not right"]);
@@ -47,13 +47,18 @@
     });
   }
 
+  // How a kept answer is shown: as its outcome, or, for a wrong one judged too coarse to tell, with the coarse look.
+  const shownAs = (entry) => (entry.outcome === "wrong" && entry.look === "coarse" ? "coarse" : entry.outcome);
+
   function judgedAgain(state, data) {  // the kept outcomes as this page judges them (its judge may be newer)
     let changed = false;
     const answer = state.answers[data.id], first = state.firsts[data.id];
     for (const [entry, text] of [[answer, answer && answer.last], [first, first && first.text]]) {
-      const now = text ? judge(data, text).outcome : null;
-      if (!READABLE.includes(now) || now === entry.outcome) continue;
-      entry.outcome = now;
+      const verdict = text ? judge(data, text) : {};
+      if (!READABLE.includes(verdict.outcome) || (verdict.outcome === entry.outcome && verdict.look === entry.look)) continue;
+      entry.outcome = verdict.outcome;
+      if (verdict.look) entry.look = verdict.look;
+      else delete entry.look;
       changed = true;
     }
     if (answer && answer.outcome === "correct" && !answer.right) answer.right = true;  // once right, open
@@ -158,11 +163,13 @@
   document.head.append(style);
   if (document.readyState === "loading") document.documentElement.classList.add(LOADING);
 
+  const UNSEEN = "script, style, template, link, meta";  // never drawn: no block of the page's
   function blocks() {  // the page's leaf blocks in reading order; a box is a block of its own
     const root = document.querySelector(".bd-article") || document.querySelector("main") || document.body;
     const found = [];
     (function walk(node) {
       for (const child of node.children) {
+        if (child.matches(UNSEEN)) continue;
         if (child.matches(".prediction") || !child.querySelector(".prediction")) found.push(child);
         else walk(child);
       }
@@ -347,6 +354,7 @@
       const right = Boolean(earlier && earlier.right) || verdict.outcome === "correct";  // once right, open
       const at = new Date().toISOString();  // when the last answer was typed: the newer wins when files merge
       state.answers[data.id] = { first: earlier ? earlier.first : raw, last: raw, outcome: verdict.outcome, right, at };
+      if (verdict.look) state.answers[data.id].look = verdict.look;  // "coarse": wrong, but shown as too few digits
       fold.hidden = right;
       const first = state.firsts[data.id];
       if (!first || !first.text) state.firsts[data.id] = { text: raw, shown: Boolean(first && first.shown), outcome: verdict.outcome };
