@@ -134,3 +134,13 @@ def test_every_paper_is_cited_by_author_year_and_linked_to_its_preprint(bibliogr
         assert cited, f"{key} is not cited"
         for words in cited:
             assert words in (f"{who}, {year}", f"{who} ({year})"), f"{key} cited as {words!r}"
+
+
+CHAPTER_PAGES = [page for page in PAGES if 'Prediction("' in page.read_text()]
+
+
+@pytest.mark.parametrize("page", CHAPTER_PAGES, ids=ids(CHAPTER_PAGES))
+def test_a_page_with_boxes_ends_with_what_to_remember_after_its_last_box(page):
+    """Issue 49: no page said, in two lines, what to take from it; each does now, once its boxes are behind."""
+    text = page.read_text()
+    assert text.rindex("\n## What to remember\n") > text.rindex('Prediction("')

@@ -25,7 +25,3 @@ X_HAT = X / np.sqrt(np.mean(X**2) + EPS)
 def test_the_plateau_value_s_slips_are_named(answer, named):
     verdict = check("plateau-value", f"{answer:.6g}")
     assert verdict.outcome.value == "wrong" and named in verdict.message, verdict.message
-
-
-def test_the_page_ends_with_what_to_remember_after_its_last_box():
-    assert PAGE.rindex("## What to remember") > PAGE.rindex('Prediction("')

@@ -26,7 +26,3 @@ def test_the_crossover_s_slips_are_named():
     assert "eps takes half" in check("crossover-rms", f"{np.sqrt(eps):.6f}").message
     assert check("crossover-rms", f"{np.sqrt(ms):.6f}").correct
     assert "Without eps" in check("crossover-rms", "0").message  # ms / (ms + 0) is 1 at every RMS above 0
-
-
-def test_the_page_ends_with_what_to_remember_after_its_last_box():
-    assert PAGE.rindex("## What to remember") > PAGE.rindex('Prediction("')
