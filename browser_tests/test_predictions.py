@@ -1148,6 +1148,17 @@ def _shown_but(context, exercise_id: str) -> None:
     context.add_init_script(f"window.localStorage.setItem('{STORE}', {json.dumps(state)});")
 
 
+def _picture_box(browser, exercise_id: str, address: str, width: int = 1280, **options):
+    """A picture box's page with every box before it opened, scrolled to the box: (context, page, errors, box)."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, **options)
+    _shown_but(context, exercise_id)
+    page, errors = page_with_errors(context, f"{address}/{_page_of(exercise_id)}.html")
+    page.wait_for_function(READY)
+    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
+    box.scroll_into_view_if_needed()
+    return context, page, errors, box
+
+
 def _place_by_keys(box, kind, answer) -> None:
     marker = box.locator(":scope > .prediction-figure .prediction-marker")
     marker.focus()
@@ -1188,12 +1199,7 @@ def test_a_picture_box_is_answered_on_its_figure_and_graded_as_typed(
 ):
     exercise = PLACED[exercise_id]
     kind, answer = exercise.kind, exercise.solve().answer
-    context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
-    _shown_but(context, exercise_id)
-    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
-    page.wait_for_function(READY)
-    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.scroll_into_view_if_needed()
+    context, page, errors, box = _picture_box(browser, exercise_id, server, width, accept_downloads=True)
     marker = box.locator(":scope > .prediction-figure .prediction-marker")
     assert marker.get_attribute("role") == "slider" and marker.get_attribute("aria-valuetext")
     truth = box.locator(":scope > .prediction-figure .prediction-picture-truth")
@@ -1282,12 +1288,7 @@ def test_a_picture_s_labels_never_overlap_wherever_the_guess_stands_in_every_var
 ):
     exercise = PLACED[exercise_id]
     figures = [exercise, *(exercise.variant(number) for number in range(len(exercise.variants)))]
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    _shown_but(context, exercise_id)
-    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
-    page.wait_for_function(READY)
-    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.scroll_into_view_if_needed()
+    context, _, errors, box = _picture_box(browser, exercise_id, server, width)
     found = box.evaluate(SWEEP, [_placements(figure) for figure in figures])
     assert len(found) == 2 * sum(len(_placements(figure)) for figure in figures)
     assert all(f["count"] >= (2 if f["truth"] else 1) for f in found)  # the guess's label, and the truth's
@@ -1324,12 +1325,7 @@ def test_a_picture_has_its_ticks_no_empty_space_above_its_axis_and_enter_on_the_
     140 px of empty figure); the truth opens it, with a y axis under a curve. A circle has its degrees. Arrow
     keys move the marker and Enter on it checks where it stands, as the page's check() would."""
     exercise = PLACED[exercise_id]
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    _shown_but(context, exercise_id)
-    page, errors = page_with_errors(context, f"{server}/{_page_of(exercise_id)}.html")
-    page.wait_for_function(READY)
-    box = page.locator(f".prediction[data-exercise='{exercise_id}']")
-    box.scroll_into_view_if_needed()
+    context, _, errors, box = _picture_box(browser, exercise_id, server)
     svg = box.locator(":scope > .prediction-figure svg")
     before = svg.evaluate(FIGURE_EDGES)
     marker = box.locator(":scope > .prediction-figure .prediction-marker")
