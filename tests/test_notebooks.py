@@ -14,6 +14,8 @@ laptop's column (browser_tests/test_layout.py measures it in the built pages).
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from pathlib import Path
 
@@ -144,3 +146,36 @@ def test_a_page_with_boxes_ends_with_what_to_remember_after_its_last_box(page):
     """Issue 49: no page said, in two lines, what to take from it; each does now, once its boxes are behind."""
     text = page.read_text()
     assert text.rindex("\n## What to remember\n") > text.rindex('Prediction("')
+
+
+def test_the_chapter_lists_each_function_of_the_package_once():
+    """Issue 49: LLaMA's four-line norm was listed four times on three pages, each time beside a variant."""
+    marker = re.compile(r"^% make boxes writes the listing below from (\S+: \w+)$", re.M)
+    listed = [name for page in PAGES for name in marker.findall(page.read_text())]
+    assert listed and sorted(listed) == sorted(set(listed))
+
+
+def free_names(code: str) -> set[str]:
+    """The names a listing uses but does not define itself (numpy's two aside, as every page imports them)."""
+    tree = ast.parse(code)
+    bound = set(dir(builtins)) | {"self", "cls", "np", "npt"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - bound
+
+
+@pytest.mark.parametrize("page", PAGES, ids=ids(PAGES))
+def test_every_name_a_listing_uses_is_defined_in_it_or_named_before_it(page):
+    """Issue 49: the layer's listing used seven names the page never said, the model's forward pass eight."""
+    text = page.read_text()
+    for listing in re.finditer(
+        r"^% make boxes writes the listing below .*\n```\{code-block\} python\n(.*?)^```$", text, re.M | re.S
+    ):
+        before = text[: listing.start()]
+        unsaid = {name for name in free_names(listing[1]) if not re.search(rf"(?<![\w.]){name}(?!\w)", before)}
+        assert unsaid == set(), listing[0].splitlines()[0]
