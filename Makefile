@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 
 # The training experiment's seeded runs are cached here, so the book's build, its notebook
-# tests and the unit tests, run side by side, train them once (studies/training.py).
+# tests and the unit tests, run side by side, train them once (pages/training.py).
 # make ... RMSNORM_COURSE_CACHE=off (in any case, spaces around it too) caches nothing.
 export RMSNORM_COURSE_CACHE := $(CURDIR)/_build/studies
 

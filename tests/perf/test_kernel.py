@@ -143,11 +143,11 @@ def test_views_and_copies_of_the_same_values_give_the_same_bits(dtype):
     """A dot product's rounding depends on its stride: the kernel takes its sums over contiguous rows."""
     x = cases_for(dtype)["wide rows"]
     spread = np.repeat(x, 2, axis=-1)[:, ::2]  # every other element of a wider array
-    expected = kernel.rms_norm_blocked(x, block_bytes=SMALL_BLOCKS)
+    expected = kernel.rms_norm_blocked(x, None, EPS, block_bytes=SMALL_BLOCKS)
     assert close(expected, core(x))
     for view in (spread, np.asfortranarray(x), x[::-1][::-1]):
         for block_bytes in BLOCKS:
-            assert same_bits(kernel.rms_norm_blocked(view, block_bytes=block_bytes), expected)
+            assert same_bits(kernel.rms_norm_blocked(view, None, EPS, block_bytes=block_bytes), expected)
 
 
 def test_a_row_gives_the_same_bits_whatever_rows_share_its_block():

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 PYTORCH_VERSION = "2.13.0"
 NAN, INF = float("nan"), float("inf")
+EPS_SAID = f"{EPS:.0e}".replace("e-0", "e-")  # the chapter's eps as the table writes it: 1e-5
 
 
 @dataclass(frozen=True)
@@ -66,18 +67,18 @@ CONTRASTS: tuple[Contrast, ...] = (
         "0 / 0 has no value, and a NaN spreads to every later layer; the error names the row instead",
     ),
     Contrast(
-        "[nan, 1], eps = 1e-5",
+        f"[nan, 1], eps = {EPS_SAID}",
         (NAN, 1.0),
         None,
-        1e-5,
+        EPS,
         "[nan, nan]",
         "a NaN in a row makes the whole row NaN, silently; the error names the row",
     ),
     Contrast(
-        "[inf, 1], eps = 1e-5",
+        f"[inf, 1], eps = {EPS_SAID}",
         (INF, 1.0),
         None,
-        1e-5,
+        EPS,
         "[nan, 0.000000]",
         "an infinite value leaves nothing to normalize by",
     ),
@@ -85,15 +86,15 @@ CONTRASTS: tuple[Contrast, ...] = (
         "[3, 4] with the gain [1.5, inf]",
         (3.0, 4.0),
         (1.5, INF),
-        1e-5,
+        EPS,
         "[1.272792, inf]",
         "a gain is learned; an infinite one means training has already failed",
     ),
     Contrast(
-        "[3, 4], eps = -1e-5",
+        f"[3, 4], eps = -{EPS_SAID}",
         (3.0, 4.0),
         None,
-        -1e-5,
+        -EPS,
         "[0.848528, 1.131371]",
         "a negative eps can take the root of a negative number (eps = -13 gives NaN here)",
     ),
