@@ -836,6 +836,11 @@ def test_the_count_on_a_chapter_page_says_how_many_were_right_at_the_first_try(b
     context.close()
 
 
+SHOWN_STANDING = """(id) => [...document.querySelectorAll('details.prediction-review')].some(fold =>
+  fold.querySelector(`.prediction[data-exercise="${id}"]`) &&
+  fold.querySelector('.prediction-standing').textContent.includes('shown'))"""
+
+
 def test_the_review_page_says_where_each_exercise_stands_without_opening_it(browser, server):
     context = browser.new_context()
     page, errors = page_with_errors(context, f"{server}/book/exercises.html")
@@ -849,6 +854,7 @@ def test_the_review_page_says_where_each_exercise_stands_without_opening_it(brow
     answer(page, "grad-x", "[0.4073, -0.3055]", "close")
     answer(page, "output", "[2, 2]", "wrong")
     page.locator(".prediction[data-exercise='output-shape'] details.prediction-answer summary").click()
+    page.wait_for_function(SHOWN_STANDING, arg="output-shape")  # the toggle is a task of its own, after the click
     page.evaluate("() => document.querySelectorAll('details.prediction-review').forEach(d => { d.open = false; })")
     titles = dict(
         folds.evaluate_all(
