@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from rmsnorm_course.pages import training
 from rmsnorm_course.studies import block, cache
-from rmsnorm_course.studies.threads import blas_threads
+
+
+def blas_threads() -> list[int]:
+    """The thread count of every BLAS library loaded in this process."""
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
 
 SMALL = training.Setup(depth=2, width=6, hidden=8, inputs=4, outputs=2, examples=10, steps=3)
 

@@ -11,11 +11,6 @@ the library made for this).
 
 from __future__ import annotations
 
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 one_blas_thread = threadpool_limits.wrap(limits=1, user_api="blas")
-
-
-def blas_threads() -> list[int]:
-    """The thread count of every BLAS library loaded in this process."""
-    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
