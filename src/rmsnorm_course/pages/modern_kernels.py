@@ -222,7 +222,8 @@ def nearest_option(error: float) -> str:
     "partial-rms-error",
     "How far off a partial RMS is",
     f"pRMSNorm estimates a row's RMS from its first p of the coordinates. For a row of d = {LLAMA_WIDTHS[0]} "
-    f"independent standard normal values and p = {SHARE:.2%}, about how far off is the estimate, typically?",
+    f"independent standard normal values and p = {SHARE:.2%}, about how far off is the estimate: what is the "
+    "standard deviation of its relative error?",
     Choice.of(
         {
             PARTIAL_ERRORS[0.04]: "That would need millions of values read; the RMS of n values is off by about "
