@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmsnorm_course.core.format import binary_size, difference, fmt, given
+from rmsnorm_course.core.format import binary_size, difference, exponent, fmt, given
 
 
 def test_fmt_writes_six_decimals_for_scalars_and_vectors():
@@ -37,3 +37,7 @@ def test_difference_keeps_the_digits_of_a_small_difference():
     assert difference(0.7175661) == "0.717566"
     assert difference(4.4797e-07) == "4.48e-07"
     assert difference(0.0) == "0"
+
+
+def test_exponent_writes_a_power_of_ten_without_python_s_padding_zero():
+    assert [exponent(1e-5), exponent(2.4e-5, 1), exponent(3e-12)] == ["1e-5", "2.4e-5", "3e-12"]

@@ -3,8 +3,8 @@
 The book's prose, its tables and figures, the report, the exercises' explanations
 and the tests all print computed values through ``fmt``, so a number reads the same
 wherever it appears. An input the chapter chose is written as it was typed
-(``given``), and a difference that may be far below a millionth keeps its digits
-(``difference``).
+(``given``), a difference that may be far below a millionth keeps its digits
+(``difference``), and a power of ten is written short (``exponent``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ def given(values: Iterable[float]) -> str:
 def difference(value: float) -> str:
     """How far apart two results are: six decimals, or three significant figures below a thousandth."""
     return f"{value:.6f}" if abs(value) >= 1e-3 else f"{value:.3g}"
+
+
+def exponent(value: float, digits: int = 0) -> str:
+    """A small number in powers of ten, as the chapter writes them: ``1e-5``, ``2.4e-5``, not ``1e-05``."""
+    return f"{value:.{digits}e}".replace("e-0", "e-")
 
 
 def binary_size(nbytes: int) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 from predict_check import RIGHT, Choice, Solution
 
 from ..core.errors import RMSNormError
-from ..core.format import fmt, given
+from ..core.format import exponent, fmt, given
 from ..core.rmsnorm import rms_norm, rms_norm_backward
 from ..studies import evidence, example, formulas
 from ..studies.evidence import Evidence
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 PYTORCH_VERSION = "2.13.0"
 NAN, INF = float("nan"), float("inf")
-EPS_SAID = f"{EPS:.0e}".replace("e-0", "e-")  # the chapter's eps as the table writes it: 1e-5
+EPS_SAID = exponent(EPS)  # the chapter's eps as the table writes it: 1e-5
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy as np
 
 from predict_check import RIGHT, Choice, Number, Solution
 
-from ..core.format import fmt
+from ..core.format import exponent, fmt
 from ..model import measurements as real_model
 from ..studies import partial
 from ..views.figures import GREY, SMALLEST_TEXT, STYLES, for_phones, legend, new_axes, on_phone
@@ -119,7 +119,7 @@ def values() -> SimpleNamespace:
         ms_later=f"{m.input_rms[:, 2:].min() ** 2:.1f}",
         kl_attention=_span(attention[0], ".3f"),
         kl_ffn=_span(ffn[0], ".2f"),
-        kl_rest=f"{rest.max():.1e}".replace("e-0", "e-"),
+        kl_rest=exponent(rest.max(), 1),
         place_eps=_span(m.place_epsilons, "g", " or "),
         place_eps_low=f"{m.place_epsilons[0]:g}",  # where place_kl[:, 0] is measured
         place_eps_high=f"{m.place_epsilons.max():g}",
@@ -131,7 +131,7 @@ def values() -> SimpleNamespace:
         fold_difference=f"{m.fold_max_difference.max():.1g}",
         fold_relative=f"{(m.fold_max_difference / m.fold_largest_logit).max():.1g}",
         fold_logit=f"{m.fold_largest_logit.min():.0f} to {m.fold_largest_logit.max():.0f}",
-        eps_nominal=f"{config.eps:.0e}".replace("e-0", "e-"),
+        eps_nominal=exponent(config.eps),
         eps_small=f"{real_model.EPSILONS[2]:g}",
         prompt_count=len(m.prompts),
         norms=len(m.norm_names),
