@@ -23,6 +23,8 @@ import jupytext
 import pytest
 from pybtex.database import parse_file
 
+from predict_check.listings import LISTING as LISTED  # a listing with the comment that names its code
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 PAGES = sorted(BOOK.glob("*.md"))
@@ -150,8 +152,7 @@ def test_a_page_with_boxes_ends_with_what_to_remember_after_its_last_box(page):
 
 def test_the_chapter_lists_each_function_of_the_package_once():
     """Issue 49: LLaMA's four-line norm was listed four times on three pages, each time beside a variant."""
-    marker = re.compile(r"^% make boxes writes the listing below from (\S+: \w+)$", re.M)
-    listed = [name for page in PAGES for name in marker.findall(page.read_text())]
+    listed = [(found["path"], found["name"]) for page in PAGES for found in LISTED.finditer(page.read_text())]
     assert listed and sorted(listed) == sorted(set(listed))
 
 
@@ -173,9 +174,7 @@ def free_names(code: str) -> set[str]:
 def test_every_name_a_listing_uses_is_defined_in_it_or_named_before_it(page):
     """Issue 49: the layer's listing used seven names the page never said, the model's forward pass eight."""
     text = page.read_text()
-    for listing in re.finditer(
-        r"^% make boxes writes the listing below .*\n```\{code-block\} python\n(.*?)^```$", text, re.M | re.S
-    ):
+    for listing in LISTED.finditer(text):
         before = text[: listing.start()]
-        unsaid = {name for name in free_names(listing[1]) if not re.search(rf"(?<![\w.]){name}(?!\w)", before)}
-        assert unsaid == set(), listing[0].splitlines()[0]
+        unsaid = {name for name in free_names(listing["body"]) if not re.search(rf"(?<![\w.]){name}(?!\w)", before)}
+        assert unsaid == set(), listing["name"]
