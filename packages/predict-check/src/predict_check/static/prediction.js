@@ -35,6 +35,9 @@
     panel.querySelector(".prediction-note").hidden = store.unkept;  // "kept in this browser" would not be true
   }
 
+  // How a kept answer is shown: as its outcome, or, for a wrong one judged too coarse to tell, with the coarse look.
+  const shownAs = (entry) => (entry.outcome === "wrong" && entry.look === "coarse" ? "coarse" : entry.outcome);
+
   function standings(state) {  // on the review page, each fold's title says where its exercise stands
     const words = SHARED.standing;
     document.querySelectorAll("details.prediction-review").forEach(function (fold) {
@@ -46,9 +49,6 @@
       fold.querySelector(".prediction-standing").textContent = fill(words.joined, { parts: parts.join(", ") });
     });
   }
-
-  // How a kept answer is shown: as its outcome, or, for a wrong one judged too coarse to tell, with the coarse look.
-  const shownAs = (entry) => (entry.outcome === "wrong" && entry.look === "coarse" ? "coarse" : entry.outcome);
 
   function judgedAgain(state, data) {  // the kept outcomes as this page judges them (its judge may be newer)
     let changed = false;
