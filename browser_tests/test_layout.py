@@ -166,5 +166,9 @@ def test_the_formula_page_s_display_formula_fits_a_phone(browser, server):
     page.wait_for_function("() => document.querySelector('.bd-article mjx-container[display=\"true\"] > mjx-math')")
     found = page.evaluate(FITS)["math"][0]
     assert found["content"] <= found["column"] + 1 and 0.7 <= found["scale"] <= 1, found
+    page.set_viewport_size({"width": 1280, "height": 900})  # turned, or widened: drawn at its size again where it fits
+    page.wait_for_function(
+        "() => !document.querySelector('.bd-article mjx-container[display=\"true\"] > mjx-math').style.fontSize"
+    )
     assert errors == []
     context.close()
